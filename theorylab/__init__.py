@@ -1,0 +1,8 @@
+"""theorylab: checks the theory of ICLR 2025 optimization and learning-theory papers by simulation.
+
+Subpackages hold the simulators (one per field, e.g. :mod:`theorylab.markov`);
+:mod:`theorylab.core` holds the shared check framework.  The papers' claims live in the
+top-level ``validations`` package, one module per paper id.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,182 @@
+"""Rate fitting and confidence intervals.
+
+:func:`fit_loglog` fits ``log y = a + p log x`` over a stated window and gives a confidence
+interval for the slope ``p`` in one of three ways:
+
+* ``samples`` of shape (repetitions, len(x)): ``y`` is the mean over repetitions and the CI
+  is a bootstrap over repetitions (rows are resampled whole, so the correlation between the
+  points of one coupled repetition is kept);
+* ``y`` with standard errors ``y_se``: a parametric bootstrap, ``y + y_se * N(0, 1)``;
+* ``y`` alone: the ordinary least-squares t-interval from the residuals.
+
+The fit also flags the Monte Carlo noise floor: if, at the smallest mean in the window, the
+standard error is more than ``noise_floor_ratio`` of the value, the slope is not to be
+trusted and a :class:`~theorylab.core.evidence.Slope` check reports *inconclusive*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from .seeding import as_generator
+from .validate import check_array, check_real
+
+
+@dataclass(frozen=True)
+class RateFit:
+    """A log-log slope with its confidence interval."""
+
+    slope: float
+    intercept: float
+    ci: tuple[float, float]
+    stderr: float
+    level: float
+    method: str
+    window: tuple[float, float]
+    n_points: int
+    noise_floor: bool
+    x: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    y_se: np.ndarray | None = field(default=None, repr=False)
+
+    def predict(self, x):
+        """The fitted power law ``exp(a) * x**p`` at ``x``."""
+        return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
+
+    def __str__(self) -> str:
+        lo, hi = self.ci
+        return f"{self.slope:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _ols(lx, ly):
+    A = np.vstack([np.ones_like(lx), lx]).T
+    coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+    return coef  # intercept, slope
+
+
+def _window_mask(x, window):
+    if window is None:
+        return np.ones(x.shape, dtype=bool), (float(x.min()), float(x.max()))
+    lo, hi = window
+    lo = -np.inf if lo is None else lo
+    hi = np.inf if hi is None else hi
+    return (x >= lo) & (x <= hi), (float(lo), float(hi))
+
+
+def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n_boot=2000,
+               seed=0, noise_floor_ratio=1 / 3) -> RateFit:
+    """Fit a power law ``y ~ C x^p`` on log-log axes over ``window = (x_min, x_max)``.
+
+    Parameters
+    ----------
+    x : array (k,)
+        Positive abscissae (step sizes, sample sizes, ...).
+    y : array (k,), optional
+        Positive ordinates; the mean of ``samples`` over axis 0 if ``samples`` is given.
+    samples : array (reps, k), optional
+        Per-repetition values; gives a bootstrap CI over repetitions.
+    y_se : array (k,), optional
+        Standard errors of ``y``; gives a parametric-bootstrap CI.
+    window : (float, float), optional
+        Inclusive range of ``x`` fitted (``None`` ends are open). At least 2 points, 3 for OLS.
+    level : float
+        Confidence level of ``ci``.
+    """
+    x = check_array("x", x, ndim=1)
+    level = check_real("level", level, low=0, high=1, low_open=True, high_open=True)
+    if samples is not None:
+        samples = check_array("samples", samples, ndim=2)
+        if samples.shape[1] != x.size:
+            raise ValueError(f"samples must have shape (reps, {x.size}); got {samples.shape}")
+        if samples.shape[0] < 2:
+            raise ValueError(f"samples needs at least 2 repetitions; got {samples.shape[0]}")
+        y = samples.mean(axis=0)
+        y_se = samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
+    elif y is None:
+        raise ValueError("fit_loglog needs y or samples")
+    y = check_array("y", y, shape=(x.size,))
+    if y_se is not None:
+        y_se = check_array("y_se", y_se, shape=(x.size,))
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("x and y must be positive for a log-log fit; got "
+                         f"min x {x.min():.3g}, min y {y.min():.3g}")
+    mask, win = _window_mask(x, window)
+    k = int(mask.sum())
+    method = "bootstrap over repetitions" if samples is not None else (
+        "parametric bootstrap" if y_se is not None else "OLS t-interval")
+    if k < (2 if y_se is not None else 3):
+        raise ValueError(f"window {win} keeps {k} points; a {method} fit needs at least "
+                         f"{2 if y_se is not None else 3}")
+    lx, ly = np.log(x[mask]), np.log(y[mask])
+    intercept, slope = _ols(lx, ly)
+    alpha = 1 - level
+    if samples is not None or y_se is not None:
+        rng = as_generator(seed)
+        boot = np.empty(n_boot)
+        for b in range(n_boot):
+            if samples is not None:
+                rows = rng.integers(0, samples.shape[0], samples.shape[0])
+                yb = samples[rows][:, mask].mean(axis=0)
+            else:
+                yb = y[mask] + y_se[mask] * rng.standard_normal(k)
+            yb = np.where(yb > 0, yb, np.nan)
+            boot[b] = _ols(lx, np.log(yb))[1] if np.all(np.isfinite(yb)) else np.nan
+        boot = boot[np.isfinite(boot)]
+        ci = (float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2)))
+        stderr = float(boot.std(ddof=1))
+    else:
+        resid = ly - (intercept + slope * lx)
+        dof = k - 2
+        s2 = float(resid @ resid) / dof
+        stderr = float(np.sqrt(s2 / np.sum((lx - lx.mean()) ** 2)))
+        t = stats.t.ppf(1 - alpha / 2, dof)
+        ci = (float(slope - t * stderr), float(slope + t * stderr))
+    floor = False
+    if y_se is not None:
+        i_min = np.argmin(np.where(mask, y, np.inf))
+        floor = bool(y_se[i_min] > noise_floor_ratio * y[i_min])
+    return RateFit(slope=float(slope), intercept=float(intercept), ci=ci, stderr=stderr, level=level,
+                   method=method, window=win, n_points=k, noise_floor=floor, x=x, y=y, y_se=y_se)
+
+
+def mean_ci(samples, level=0.95):
+    """Mean of ``samples`` (1-d) with its Student-t confidence interval: ``(mean, lo, hi, se)``."""
+    s = check_array("samples", samples, ndim=1)
+    if s.size < 2:
+        raise ValueError(f"samples needs at least 2 values; got {s.size}")
+    m = float(s.mean())
+    se = float(s.std(ddof=1) / np.sqrt(s.size))
+    t = stats.t.ppf(0.5 + level / 2, s.size - 1)
+    return m, m - t * se, m + t * se, se
+
+
+def bootstrap_ci(statistic, *samples, level=0.95, n_boot=2000, seed=0):
+    """Percentile bootstrap CI of ``statistic(*samples)``; rows of all samples resampled together.
+
+    Returns ``(estimate, lo, hi)``.
+    """
+    arrays = [np.asarray(s) for s in samples]
+    n = arrays[0].shape[0]
+    if any(a.shape[0] != n for a in arrays):
+        raise ValueError("bootstrap_ci: all samples must have the same number of rows")
+    rng = as_generator(seed)
+    est = float(statistic(*arrays))
+    boot = np.empty(n_boot)
+    for b in range(n_boot):
+        rows = rng.integers(0, n, n)
+        boot[b] = statistic(*(a[rows] for a in arrays))
+    alpha = 1 - level
+    return est, float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2))
+
+
+def proportion_ci(successes: int, trials: int, level=0.95):
+    """Clopper–Pearson (exact) confidence interval for a binomial proportion: ``(p_hat, lo, hi)``."""
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1; got {successes}/{trials}")
+    alpha = 1 - level
+    lo = 0.0 if successes == 0 else float(stats.beta.ppf(alpha / 2, successes, trials - successes + 1))
+    hi = 1.0 if successes == trials else float(stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
+    return successes / trials, lo, hi
