@@ -63,6 +63,7 @@ class Claim:
     scales: dict = field(repr=False, compare=False)
     expect_reproduced: bool = True
     why_not: str = ""
+    stream: str = ""
 
     @property
     def key(self) -> str:
@@ -162,15 +163,20 @@ def _check_scales(scales, what):
 
 
 def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales: dict,
-          expect_reproduced: bool = True, why_not: str = ""):
-    """Register a claim function (see the module docstring)."""
+          expect_reproduced: bool = True, why_not: str = "", stream: str = ""):
+    """Register a claim function (see the module docstring).
+
+    ``stream``: claims naming the same stream get the same seed, so that several claims can be
+    read off one experiment (e.g. a level and a rate from one sweep, memoised in the module);
+    by default each claim draws its own independent stream.
+    """
     if not expect_reproduced and not why_not:
         raise ValueError(f"{paper.id}:{claim_id}: a claim not expected to reproduce needs why_not")
 
     def deco(func):
         REGISTRY.add_paper(paper)
         c = Claim(paper, claim_id, statement, citation, func, _check_scales(scales, claim_id),
-                  expect_reproduced, why_not)
+                  expect_reproduced, why_not, stream)
         REGISTRY._add(REGISTRY.claims, c.key, c)
         func.claim = c
         return func
@@ -254,7 +260,7 @@ def evaluate(c: Claim, evidence: Evidence, *, scale, seed, params, runtime) -> R
 def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=False) -> Result:
     """Run one claim at ``scale``; with a :class:`~theorylab.core.cache.Cache`, reuse a stored result."""
     params = c.params(scale)
-    claim_seed = child_seed(seed, c.paper.id, c.id)
+    claim_seed = child_seed(seed, c.paper.id, c.stream or c.id)
     key = None
     if cache is not None:
         key = cache.key("claim", c.paper.id, c.id, scale, seed, params, module=c.func.__module__)

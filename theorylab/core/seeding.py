@@ -24,13 +24,22 @@ def _stable_int(key) -> int:
 
 
 def seed_sequence(seed=None) -> np.random.SeedSequence:
-    """Turn ``seed`` into a ``SeedSequence`` (a Generator contributes fresh entropy from itself)."""
+    """Turn ``seed`` into a ``SeedSequence``.
+
+    Accepts None (fresh entropy), a non-negative int, a list/tuple of non-negative ints (a
+    sub-stream such as ``[seed, i]``), a ``SeedSequence``, or a ``Generator`` (which
+    contributes entropy drawn from itself).
+    """
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(seed.integers(0, 2**63, size=4).tolist())
     if seed is None:
         return np.random.SeedSequence()
+    if isinstance(seed, (list, tuple)):  # e.g. [root_seed, grid_index]: a named sub-stream
+        if not seed or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in seed):
+            raise ValueError(f"seed as a sequence must hold non-negative integers; got {seed!r}")
+        return np.random.SeedSequence([int(s) for s in seed])
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, SeedSequence, Generator or None; got {seed!r}")
     if seed < 0:

@@ -7,7 +7,7 @@
 * Seeds: each point's seed is ``child_seed(seed, <canonical params>)``: it depends on the
   point, not on its position in the grid or on the executor, so results are identical
   serially, in processes or on a dask cluster.
-* Executors: ``"process"`` (default; local processes, all cores), ``"serial"``, or
+* Executors: ``"process"`` (default, or ``$THEORYLAB_EXECUTOR``; local processes, all cores), ``"serial"``, or
   ``"dask"`` (``pip install theorylab[dask]``; the scheduler address comes from
   ``scheduler=`` or ``$THEORYLAB_DASK_SCHEDULER``; a ``distributed.Client`` may be passed).
 * Cache: with ``cache=Cache(...)`` and a ``cache_key`` naming the sweep, each finished point
@@ -74,9 +74,10 @@ def _progress(total, desc, enabled):
     return tqdm(total=total, desc=desc, leave=False)
 
 
-def sweep(fn, points, *, seed=0, executor="process", n_jobs=None, scheduler=None, cache=None,
+def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cache=None,
           cache_key=None, progress=True, desc="sweep") -> pd.DataFrame:
     """Run ``fn`` over ``points`` (from :func:`grid`) and return one DataFrame."""
+    executor = executor or os.environ.get("THEORYLAB_EXECUTOR", "process")
     check_choice("executor", executor, EXECUTORS)
     points = [dict(p) for p in points]
     seeds = [_point_seed(seed, p) for p in points]

@@ -1,0 +1,309 @@
+"""rr_sgd — Sheshukova, Belomestny, Durmus, Moulines, Naumov, Samsonov (ICLR 2025),
+"Nonasymptotic Analysis of Stochastic Gradient Descent with the Richardson–Romberg Extrapolation",
+arXiv:2410.05106.
+
+What is checked (the paper's theorem numbering could not be read from the stored copies; the
+claims are cited by the abstract's statement and the expansion they rest on):
+
+* main result (abstract; MSE expansion theorem): the RR estimator's error is a leading term
+  -H^{-1} mean(eps(theta*)), of order n^{-1/2} with the minimax covariance H^{-1} Sigma_eps H^{-1},
+  plus a remainder of order n^{-3/4}, for gamma ~ n^{-1/2};
+* the bias the extrapolation removes: E_pi[theta] - theta* = gamma Delta + O(gamma^2),
+  Delta = -1/2 H^{-1} f'''(theta*)[C], HC + CH = Sigma_eps (Dieuleveut, Durmus & Bach 2020,
+  Thm 4, on which the paper builds): PR averaging keeps it, RR cancels the linear term;
+* the authors' 1-d figure (repository svsamsonov/richardson_romberg_example: f = x^2 + cos x,
+  N(0,1) noise, x0 = 5, gamma = 1/sqrt(N), N = 500 * 2^i, 320 chains, averaging the last N/2).
+
+Bias is measured with a control variate: E[theta_bar - theta* - leading] = E[theta_bar] - theta*
+because the leading term has mean zero, and subtracting it removes the O(n^{-1/2}) noise.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from theorylab.core import (Estimate, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, mean_ci)
+from theorylab.core.plotting import loglog_rate, subplots
+from theorylab.markov import cos_problem, logistic_problem, run_pair, softplus_problem
+
+PAPER = Paper(
+    id="rr_sgd",
+    title="Nonasymptotic Analysis of Stochastic Gradient Descent with the Richardson-Romberg Extrapolation",
+    authors="Sheshukova, Belomestny, Durmus, Moulines, Naumov, Samsonov",
+    arxiv="2410.05106",
+    seed_file="004_abbad75df650d8e9.txt",
+)
+
+TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)  # sqrt(N) E|N(0, 1/n)| with n = N/2 averaged iterates
+
+
+# --------------------------------------------------------------------------- experiments (memoised)
+
+@functools.lru_cache(maxsize=8)
+def cos_sweep(i_max: int, n_chains: int, seed: int) -> pd.DataFrame:
+    """The authors' experiment: per chain, |RR error| and |remainder| for N = 500 * 2^i, i <= i_max."""
+    problem = cos_problem()
+    rows = []
+    for i in range(i_max + 1):
+        N = 500 * 2**i
+        out = run_pair(problem, gamma=1 / np.sqrt(N), n=N // 2, n_burn=N - N // 2, n_chains=n_chains, x0=5.0,
+                       seed=[seed, i])
+        err = np.abs(out.rr[:, 0] - out.theta_star[0])
+        rem = np.abs(out.rr[:, 0] - out.theta_star[0] - out.leading[:, 0])
+        lead = np.abs(out.leading[:, 0])
+        rows.append(pd.DataFrame({"N": N, "chain": np.arange(n_chains), "abs_err": err, "abs_rem": rem,
+                                  "abs_lead": lead}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _per_chain(df, column):
+    """(chains, len(N)) matrix of ``column`` and the N grid."""
+    wide = df.pivot(index="chain", columns="N", values=column)
+    return wide.columns.to_numpy(dtype=float), wide.to_numpy()
+
+
+@functools.lru_cache(maxsize=8)
+def bias_sweep(gammas: tuple, steps_times_gamma: float, n_chains: int, seed: int) -> pd.DataFrame:
+    """Stationary bias of PR and RR on the softplus problem (control-variate estimates), per gamma."""
+    problem = softplus_problem()
+    ts = problem.theta_star[0]
+    rows = []
+    for j, g in enumerate(gammas):
+        n = int(round(steps_times_gamma / g))
+        out = run_pair(problem, gamma=g, n=n, n_burn=int(np.ceil(20 / g)), n_chains=n_chains, seed=[seed, j])
+        pr = out.pr_gamma[:, 0] - ts - out.leading_pr[:, 0]
+        rr = out.rr[:, 0] - ts - out.leading[:, 0]
+        rows.append(pd.DataFrame({"gamma": g, "n": n, "chain": np.arange(n_chains), "pr_bias": pr, "rr_bias": rr}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def bias_table(df) -> pd.DataFrame:
+    g = df.groupby("gamma")
+    t = pd.DataFrame({"pr_bias": g.pr_bias.mean(), "pr_se": g.pr_bias.std() / np.sqrt(g.size()),
+                      "rr_bias": g.rr_bias.mean(), "rr_se": g.rr_bias.std() / np.sqrt(g.size())}).reset_index()
+    t["Delta_gamma"] = softplus_problem().Delta[0] * t.gamma
+    return t
+
+
+@functools.lru_cache(maxsize=8)
+def logistic_sweep(ns: tuple, c: float, n_chains: int, seed: int) -> pd.DataFrame:
+    """n |err|^2, n |remainder|^2 of RR on logistic regression (d = 5), gamma = c / sqrt(n), both couplings."""
+    problem = logistic_problem()
+    rows = []
+    for j, n in enumerate(ns):
+        for coupling in ("shared", "independent"):
+            out = run_pair(problem, gamma=c / np.sqrt(n), n=n, n_chains=n_chains, coupling=coupling,
+                           seed=[seed, j, int(coupling == "shared")])
+            err = out.rr - out.theta_star
+            rem = err - out.leading
+            rows.append(pd.DataFrame({"n": n, "coupling": coupling, "chain": np.arange(n_chains),
+                                      "n_sq_err": n * np.sum(err**2, 1), "n_sq_rem": n * np.sum(rem**2, 1)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- claims
+
+COS_SCALES = {"ci": dict(i_max=7, n_chains=320), "full": dict(i_max=13, n_chains=320)}
+BIAS_SCALES = {"ci": dict(gammas=(0.1, 0.05, 0.025, 0.0125), steps_times_gamma=1e4, n_chains=100),
+               "full": dict(gammas=(0.1, 0.05, 0.025, 0.0125, 0.00625), steps_times_gamma=4e4, n_chains=200)}
+LOG_SCALES = {"ci": dict(ns=(2000, 8000, 32000), c=0.5, n_chains=400),
+              "full": dict(ns=(2000, 8000, 32000, 128000), c=0.5, n_chains=1000)}
+
+
+@claim(PAPER, "rr_leading_level", stream="cos",
+       citation="main theorem (abstract): leading term with minimax covariance; authors' 1-d figure",
+       statement="sqrt(N) E|theta_RR - theta*| -> 2/sqrt(pi) (= sqrt(N/n) E|N(0,1)|, H = sigma = 1) on "
+                 "f = x^2 + cos x, gamma = 1/sqrt(N); model tolerance: sqrt(N) E|remainder| (triangle inequality)",
+       scales=COS_SCALES)
+def rr_leading_level(*, i_max, n_chains, seed):
+    df = cos_sweep(i_max, n_chains, seed)
+    N = df.N.max()
+    last = df[df.N == N]
+    m, lo, hi, _ = mean_ci(np.sqrt(N) * last.abs_err.to_numpy())
+    tol = float(np.sqrt(N) * last.abs_rem.mean())
+    table = df.groupby("N")[["abs_err", "abs_rem"]].mean().reset_index()
+    table["sqrtN_err"] = np.sqrt(table.N) * table.abs_err
+    return Estimate(value=m, ci=(lo, hi), predicted=TWO_OVER_SQRT_PI, atol=tol, data=table,
+                    note=f"N = {N}; sqrt(N) E|remainder| = {tol:.3f}")
+
+
+@claim(PAPER, "rr_sqrt_n_rate", stream="cos",
+       citation="main theorem (abstract): leading term O(n^{-1/2})",
+       statement="E|theta_RR - theta*| decays like N^{-1/2} (log-log slope over N = 500..500*2^i_max); "
+                 "model tolerance max E|rem|/E|lead| / 4 bounds the slope bias of an N^{-3/4} remainder",
+       scales=COS_SCALES)
+def rr_sqrt_n_rate(*, i_max, n_chains, seed):
+    df = cos_sweep(i_max, n_chains, seed)
+    N, err = _per_chain(df, "abs_err")
+    _, rem = _per_chain(df, "abs_rem")
+    _, lead = _per_chain(df, "abs_lead")
+    fit = fit_loglog(N, samples=err, seed=seed)
+    tol = float(np.max(rem.mean(0) / lead.mean(0)) / 4)
+    return Slope(fit=fit, predicted=-0.5, tol=tol, data=pd.DataFrame({"N": N, "mean_abs_err": err.mean(0)}))
+
+
+@claim(PAPER, "rr_remainder_rate", stream="cos",
+       citation="main theorem (abstract): second-order term O(n^{-3/4}), power 3/4 not improvable in general",
+       statement="E|theta_RR - theta* + H^{-1} mean(eps)| (the notebook's 'RR error without leading term') "
+                 "decays like N^{-3/4}",
+       scales=COS_SCALES)
+def rr_remainder_rate(*, i_max, n_chains, seed):
+    df = cos_sweep(i_max, n_chains, seed)
+    N, rem = _per_chain(df, "abs_rem")
+    fit = fit_loglog(N, samples=rem, seed=seed)
+    return Slope(fit=fit, predicted=-0.75, data=pd.DataFrame({"N": N, "mean_abs_rem": rem.mean(0),
+                                                              "N34_rem": N**0.75 * rem.mean(0)}))
+
+
+@claim(PAPER, "pr_bias_constant", stream="bias",
+       citation="expansion E_pi[theta] - theta* = gamma Delta + O(gamma^2) (Dieuleveut-Durmus-Bach 2020, Thm 4), "
+                "the bias RR removes",
+       statement="PR bias / gamma -> Delta = -f''' sigma^2 / (4 H^2) = -0.1326 on f = x^2/2 + 2 softplus(3x) "
+                 "(linear extrapolation in gamma over the 3 smallest steps; model tolerance = its gap to a "
+                 "quadratic extrapolation)",
+       scales=BIAS_SCALES)
+def pr_bias_constant(*, gammas, steps_times_gamma, n_chains, seed):
+    t = bias_table(bias_sweep(gammas, steps_times_gamma, n_chains, seed)).sort_values("gamma")
+    g, b, se = t.gamma.to_numpy(), (t.pr_bias / t.gamma).to_numpy(), (t.pr_se / t.gamma).to_numpy()
+    small = slice(0, 3)
+    W = np.diag(1 / se[small] ** 2)
+    X = np.vstack([np.ones(3), g[small]]).T
+    cov = np.linalg.inv(X.T @ W @ X)
+    coef = cov @ X.T @ W @ b[small]
+    half = 1.96 * np.sqrt(cov[0, 0])
+    quad = np.polyfit(g[small], b[small], 2)[-1]
+    t["pr_bias_over_gamma"] = b
+    return Estimate(value=float(coef[0]), ci=(coef[0] - half, coef[0] + half), predicted=float(softplus_problem().Delta[0]),
+                    atol=float(abs(quad - coef[0])), data=t, note=f"quadratic extrapolation {quad:.5f}")
+
+
+@claim(PAPER, "pr_bias_order", stream="bias",
+       citation="expansion E_pi[theta] - theta* = gamma Delta + O(gamma^2) (DDB 2020, Thm 4)",
+       statement="|PR bias| has log-log slope 1 in gamma; tolerance: the local-slope shift a*g/(1+a*g) of the "
+                 "measured first correction bias/gamma = Delta (1 + a gamma)",
+       scales=BIAS_SCALES)
+def pr_bias_order(*, gammas, steps_times_gamma, n_chains, seed):
+    df = bias_sweep(gammas, steps_times_gamma, n_chains, seed)
+    t = bias_table(df).sort_values("gamma")
+    g = t.gamma.to_numpy()
+    ratio = (t.pr_bias / t.Delta_gamma).to_numpy()  # 1 + a gamma + ...
+    shift = np.abs(ratio - 1) / ratio
+    fit = fit_loglog(g, y=np.abs(t.pr_bias.to_numpy()), y_se=t.pr_se.to_numpy(), seed=seed)
+    return Slope(fit=fit, predicted=1.0, tol=float(shift.max()), data=t)
+
+
+@claim(PAPER, "rr_bias_order", stream="bias",
+       citation="RR cancels the gamma-linear bias: 2(gamma Delta) - (2 gamma) Delta = 0, leaving O(gamma^2)",
+       statement="|RR bias| is O(gamma^2): log-log slope >= 2 over the 3 smallest steps",
+       scales=BIAS_SCALES)
+def rr_bias_order(*, gammas, steps_times_gamma, n_chains, seed):
+    t = bias_table(bias_sweep(gammas, steps_times_gamma, n_chains, seed)).sort_values("gamma")
+    g = t.gamma.to_numpy()
+    window = (g[0], g[2])
+    fit = fit_loglog(g, y=np.abs(t.rr_bias.to_numpy()), y_se=t.rr_se.to_numpy(), window=window, seed=seed)
+    return Slope(fit=fit, predicted=2.0, side="at_least", data=t)
+
+
+@claim(PAPER, "rr_mse_minimax", stream="logistic",
+       citation="main theorem (abstract): leading term with the minimax-optimal covariance H^{-1} Sigma_eps H^{-1}",
+       statement="sqrt(n E||theta_RR - theta*||^2) -> sqrt(Tr H^{-1} Sigma_eps H^{-1}) on l2-logistic regression "
+                 "(d = 5, sampling noise), gamma = 0.5/sqrt(n), largest n; model tolerance: "
+                 "sqrt(n E||remainder||^2) (Minkowski)",
+       scales=LOG_SCALES)
+def rr_mse_minimax(*, ns, c, n_chains, seed):
+    df = logistic_sweep(ns, c, n_chains, seed)
+    sh = df[(df.coupling == "shared") & (df.n == max(ns))]
+    est, lo, hi = bootstrap_ci(lambda x: np.sqrt(np.mean(x)), sh.n_sq_err.to_numpy(), seed=seed)
+    tr = float(np.trace(logistic_problem().Sigma_inf))
+    tol = float(np.sqrt(sh.n_sq_rem.mean()))
+    table = df.groupby(["n", "coupling"])[["n_sq_err", "n_sq_rem"]].mean().reset_index()
+    table["trace_Sigma_inf"] = tr
+    return Estimate(value=est, ci=(lo, hi), predicted=np.sqrt(tr), atol=tol, data=table,
+                    note=f"n E||err||^2 / Tr = {sh.n_sq_err.mean() / tr:.3f} at n = {max(ns)}")
+
+
+@claim(PAPER, "coupling_control", stream="logistic",
+       citation="estimator definition (shared noise for the two chains); leading term -H^{-1}(2 eps_bar_1 - eps_bar_2)",
+       statement="with independent noise for the gamma and 2 gamma chains the RR MSE is 5x the shared-noise MSE "
+                 "(E|2a - b|^2 = 5 E|a|^2), largest n; relative model tolerance d_i^2 + d_s^2, the second-order "
+                 "share E|rem|^2 / E|lead|^2 of each MSE",
+       scales=LOG_SCALES)
+def coupling_control(*, ns, c, n_chains, seed):
+    df = logistic_sweep(ns, c, n_chains, seed)
+    n = max(ns)
+    sh = df[(df.coupling == "shared") & (df.n == n)]
+    ind = df[(df.coupling == "independent") & (df.n == n)]
+    ratio, lo, hi = bootstrap_ci(lambda a, b: np.mean(a) / np.mean(b), ind.n_sq_err.to_numpy(),
+                                 sh.n_sq_err.to_numpy(), seed=seed)
+    tr = float(np.trace(logistic_problem().Sigma_inf))
+    d_i = np.sqrt(ind.n_sq_rem.mean() / (5 * tr))
+    d_s = np.sqrt(sh.n_sq_rem.mean() / tr)
+    table = df.groupby(["n", "coupling"])[["n_sq_err", "n_sq_rem"]].mean().reset_index()
+    return Estimate(value=ratio, ci=(lo, hi), predicted=5.0, rtol=float(d_i**2 + d_s**2), data=table,
+                    note=f"relative remainders: shared {d_s:.3f}, independent {d_i:.3f}")
+
+
+# --------------------------------------------------------------------------- figures
+
+@figure(PAPER, "rescaled_error", caption="Authors' figure: RR error x N^{1/2} and RR error without the leading "
+        "term x N^{3/4}, f = x^2 + cos x, gamma = 1/sqrt(N), 320 chains", scales=COS_SCALES)
+def fig_rescaled_error(*, i_max, n_chains, seed):
+    df = cos_sweep(i_max, n_chains, seed)
+    g = df.groupby("N")
+    t = pd.DataFrame({"sqrtN_err": g.abs_err.mean() * np.sqrt(g.abs_err.mean().index),
+                      "sqrtN_err_se": g.abs_err.std() / np.sqrt(g.size()) * np.sqrt(g.abs_err.mean().index),
+                      "N34_rem": g.abs_rem.mean() * g.abs_rem.mean().index ** 0.75,
+                      "N34_rem_se": g.abs_rem.std() / np.sqrt(g.size()) * g.abs_rem.mean().index ** 0.75}).reset_index()
+    fig, ax = subplots(1, 1, width=5.5)
+    ax = ax[0, 0]
+    ax.errorbar(t.N, t.sqrtN_err, yerr=t.sqrtN_err_se, fmt="o-", color="C0", label=r"RR error $\times N^{1/2}$")
+    ax.errorbar(t.N, t.N34_rem, yerr=t.N34_rem_se, fmt="s-", color="C3",
+                label=r"RR error without leading term $\times N^{3/4}$")
+    ax.axhline(TWO_OVER_SQRT_PI, color="C0", ls=":", label=r"$2/\sqrt{\pi}$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of iterations N")
+    ax.set_ylabel("rescaled mean absolute error")
+    ax.set_title("Richardson-Romberg error, rescaled")
+    ax.legend(fontsize=8)
+    return fig, t
+
+
+@figure(PAPER, "bias_vs_gamma", caption="PR and RR stationary bias vs gamma on x^2/2 + 2 softplus(3x)",
+        scales=BIAS_SCALES)
+def fig_bias_vs_gamma(*, gammas, steps_times_gamma, n_chains, seed):
+    t = bias_table(bias_sweep(gammas, steps_times_gamma, n_chains, seed)).sort_values("gamma")
+    fig, ax = subplots(1, 1, width=5.0)
+    ax = ax[0, 0]
+    loglog_rate(ax, t.gamma, np.abs(t.pr_bias), yerr=t.pr_se, label="|PR bias|", predicted=1.0)
+    loglog_rate(ax, t.gamma, np.abs(t.rr_bias), yerr=t.rr_se, label="|RR bias|", predicted=2.0, marker="s")
+    ax.plot(t.gamma, np.abs(t.Delta_gamma), "--", color="gray", label=r"$\gamma|\Delta|$ (theory)")
+    ax.set_xlabel(r"step size $\gamma$")
+    ax.set_ylabel("stationary bias")
+    ax.legend(fontsize=8)
+    return fig, t
+
+
+@figure(PAPER, "mse_d5", caption="n E||err||^2 of RR vs n on logistic regression (d=5), shared vs independent noise",
+        scales=LOG_SCALES)
+def fig_mse_d5(*, ns, c, n_chains, seed):
+    df = logistic_sweep(ns, c, n_chains, seed)
+    t = df.groupby(["n", "coupling"]).n_sq_err.agg(["mean", "std", "size"]).reset_index()
+    t["se"] = t["std"] / np.sqrt(t["size"])
+    tr = float(np.trace(logistic_problem().Sigma_inf))
+    fig, ax = subplots(1, 1, width=5.0)
+    ax = ax[0, 0]
+    for k, (coupling, sub) in enumerate(t.groupby("coupling")):
+        ax.errorbar(sub.n, sub["mean"], yerr=sub.se, fmt="o-", color=f"C{k}", label=f"{coupling} noise")
+    ax.axhline(tr, color="C1", ls=":", label=r"Tr $\Sigma_\infty$")
+    ax.axhline(5 * tr, color="C0", ls=":", label=r"5 Tr $\Sigma_\infty$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("n (averaged iterates)")
+    ax.set_ylabel(r"$n\,E\|\bar\theta^{RR}_n-\theta^*\|^2$")
+    ax.legend(fontsize=8)
+    t["trace_Sigma_inf"] = tr
+    return fig, t
