@@ -55,14 +55,17 @@ def as_generator(seed=None) -> np.random.Generator:
 
 
 def spawn_seeds(seed, n: int) -> np.ndarray:
-    """``n`` independent 64-bit integer seeds (uint64 array), one per path/chain/repetition.
+    """``n`` independent integer seeds, one per path/chain/repetition.
+
+    A uint64 array whose values are below 2**32, the range of numba's ``np.random.seed``
+    (and of numpy's legacy seeding, so a kernel's ``py_func`` accepts them too).
 
     Path ``i`` always gets the same seed for the same root seed, whatever ``n`` is larger
     than ``i``: seeds come from spawned children, not from a single draw of size ``n``.
     """
     ss = seed_sequence(seed)
     children = ss.spawn(int(n))
-    return np.array([c.generate_state(1, dtype=np.uint64)[0] for c in children], dtype=np.uint64)
+    return np.array([c.generate_state(1, dtype=np.uint32)[0] for c in children], dtype=np.uint64)
 
 
 def child_seed(seed, *keys) -> int:

@@ -7,13 +7,15 @@ two chains over the same window, which gives the leading term
 -H^{-1} (2 mean(eps^(gamma)) - mean(eps^(2 gamma))) of the expansion of the Richardson–Romberg
 error (with shared noise the two means coincide and this is -H^{-1} mean(eps)).
 
-No input checking here (see theorylab.markov).  Every chain seeds numba's generator from its
-own entry of ``seeds`` inside the ``prange`` body, so the output does not depend on the
-number of threads.
+No input checking here (see theorylab.markov).  Every chain owns a xoshiro256** state seeded
+from its own entry of ``seeds`` inside the ``prange`` body (normals by the ziggurat,
+theorylab.core._rng), so the output does not depend on the number of threads.
 """
 
 import numpy as np
 from numba import njit, prange
+
+from ..core._rng import below, normal, seed_state
 
 COS = 0       # f(x) = x^2 + cos x            (the authors' 1-d example)
 SOFTPLUS = 1  # f(x) = x^2 / 2 + c softplus(b x)  (non-symmetric: f''' != 0)
@@ -40,7 +42,8 @@ def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, out,
     diverged[m] = step at which chain m left |x| < 1e150, else -1.
     """
     for m in prange(seeds.shape[0]):
-        np.random.seed(seeds[m])
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(seeds[m], state)
         x1 = x0
         x2 = x0
         s1 = 0.0
@@ -49,8 +52,8 @@ def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, out,
         se2 = 0.0
         diverged[m] = -1
         for k in range(n_burn + n):
-            e1 = sigma * np.random.standard_normal()
-            e2 = e1 if coupled else sigma * np.random.standard_normal()
+            e1 = sigma * normal(state)
+            e2 = e1 if coupled else sigma * normal(state)
             if k >= n_burn:
                 s1 += x1
                 s2 += x2
@@ -87,7 +90,8 @@ def pair_chains_logistic(A, y, lam, G_star, gamma, x0, n_burn, n, seeds, coupled
     """
     n_data, d = A.shape
     for m in prange(seeds.shape[0]):
-        np.random.seed(seeds[m])
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(seeds[m], state)
         th1 = x0.copy()
         th2 = x0.copy()
         g1 = np.empty(d)
@@ -98,8 +102,8 @@ def pair_chains_logistic(A, y, lam, G_star, gamma, x0, n_burn, n, seeds, coupled
         se2 = np.zeros(d)
         diverged[m] = -1
         for k in range(n_burn + n):
-            i1 = np.random.randint(0, n_data)
-            i2 = i1 if coupled else np.random.randint(0, n_data)
+            i1 = below(state, n_data)
+            i2 = i1 if coupled else below(state, n_data)
             if k >= n_burn:
                 for j in range(d):
                     s1[j] += th1[j]

@@ -1,0 +1,54 @@
+"""rr_sgd benchmarks: the jitted chain-pair kernel against the vectorised numpy reference.
+
+Both compute the same thing (M chain pairs, steps gamma and 2 gamma, shared noise, window
+averages) in the same process; the ratio is numpy time / jitted time.  The full run also
+times the authors' whole figure (N = 500 * 2^i, i = 0..13, 320 chains): their published
+script is a pure-Python scalar loop (about 2.6e9 Python iterations, tens of minutes on 8 cores).
+"""
+
+import time
+
+import numba
+
+from theorylab.core import benchmark, best_time
+from theorylab.markov import cos_problem, logistic_problem, run_pair, run_pair_numpy
+
+
+def _compare(problem, *, gamma, n, n_chains, repeat):
+    run_pair(problem, gamma=gamma, n=10, n_chains=2)  # compile outside the timing
+    kw = dict(gamma=gamma, n=n, n_burn=n, n_chains=n_chains, seed=0)
+    t_jit = best_time(run_pair, problem, repeat=repeat, **kw)
+    t_np = best_time(run_pair_numpy, problem, repeat=1, **kw)
+    steps = 2 * n * n_chains * 2  # chain-steps: 2n iterations of 2 chains per pair
+    return {"ratio": t_np / t_jit, "numpy_s": t_np, "jit_s": t_jit, "jit_chain_steps_per_s": steps / t_jit,
+            "numpy_chain_steps_per_s": steps / t_np, "threads": numba.get_num_threads()}
+
+
+@benchmark("rr_sgd", "cos_chain_kernel")
+def bench_cos(*, quick=False):
+    """1-d authors' problem: 320 chains (the figure's M), 2 x 20000 iterations (quick: 2 x 2000)."""
+    return _compare(cos_problem(), gamma=0.01, n=2000 if quick else 20000, n_chains=320, repeat=3)
+
+
+@benchmark("rr_sgd", "logistic_chain_kernel")
+def bench_logistic(*, quick=False):
+    """d = 5 logistic regression with sampling noise, 400 chains."""
+    return _compare(logistic_problem(), gamma=0.005, n=500 if quick else 5000, n_chains=400, repeat=3)
+
+
+@benchmark("rr_sgd", "authors_figure")
+def bench_figure(*, quick=False):
+    """Wall time of the authors' figure experiment (full: i = 0..13, quick: i = 0..6), jitted."""
+    from validations.rr_sgd import cos_sweep
+
+    i_max = 6 if quick else 13
+    cos_sweep.cache_clear()
+    cos_sweep(0, 2, 0)  # compile
+    t0 = time.perf_counter()
+    cos_sweep(i_max, 320, 12345)
+    seconds = time.perf_counter() - t0
+    chain_steps = sum(500 * 2**i for i in range(i_max + 1)) * 320 * 2
+    # the reference here is the same experiment's cost at the numpy throughput measured now
+    ref = _compare(cos_problem(), gamma=0.01, n=2000, n_chains=320, repeat=1)
+    return {"ratio": (chain_steps / ref["numpy_chain_steps_per_s"]) / seconds, "figure_s": seconds,
+            "numpy_estimate_s": chain_steps / ref["numpy_chain_steps_per_s"], "chain_steps": chain_steps}

@@ -1,0 +1,87 @@
+"""theorylab.markov: kernels against their Python bodies, reproducibility, the numpy reference, bad input."""
+
+import numba
+import numpy as np
+import pytest
+
+from theorylab.core import SimulationDiverged, spawn_seeds
+from theorylab.markov import (cos_problem, logistic_problem, quadratic_problem, run_pair, run_pair_numpy,
+                              softplus_problem)
+from theorylab.markov import _kernels as K
+
+
+def test_problem_constants():
+    p = softplus_problem()
+    s = 1 / (1 + np.exp(-3 * p.theta_star[0]))
+    assert abs(p.theta_star[0] + 6 * s) < 1e-12  # f'(theta*) = theta* + c b sigma(b theta*) = 0
+    assert abs(p.Delta[0] - (-p.third[0, 0, 0] / (4 * p.H[0, 0] ** 2))) < 1e-12  # 1-d form of Delta
+    q = logistic_problem()
+    assert np.allclose(q.args["G_star"].mean(0), 0, atol=1e-12)  # grad f(theta*) = 0
+    assert np.allclose(q.H @ q.C + q.C @ q.H, q.Sigma_eps)
+    assert cos_problem().Delta[0] == 0 and quadratic_problem().Delta[0] == 0
+
+
+def test_kernel_matches_its_python_body():
+    seeds = spawn_seeds(1, 3)
+    out_j, out_p = np.empty((3, 4)), np.empty((3, 4))
+    div_j, div_p = np.empty(3, np.int64), np.empty(3, np.int64)
+    K.pair_chains_1d(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, out_j, div_j)
+    K.pair_chains_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, out_p, div_p)
+    np.testing.assert_allclose(out_j, out_p, rtol=1e-12)
+    assert np.all(div_j == -1)
+
+
+def test_same_seed_same_numbers_whatever_the_thread_count():
+    q = logistic_problem()
+    kw = dict(gamma=0.01, n=500, n_chains=6, seed=5)
+    a = run_pair(q, **kw)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        b = run_pair(q, **kw)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(a.rr, b.rr)
+    assert not np.array_equal(run_pair(q, **{**kw, "seed": 6}).rr, a.rr)
+
+
+def test_shared_noise_leading_terms_coincide_and_rr_combination():
+    out = run_pair("cos", gamma=0.02, n=2000, n_chains=16, seed=0)
+    np.testing.assert_allclose(out.leading, out.leading_pr)
+    np.testing.assert_allclose(out.rr, 2 * out.pr_gamma - out.pr_2gamma)
+    ind = run_pair("cos", gamma=0.02, n=2000, n_chains=16, seed=0, coupling="independent")
+    assert not np.allclose(ind.leading, ind.leading_pr)
+
+
+def test_jitted_and_numpy_reference_agree_in_distribution():
+    kw = dict(gamma=0.05, n=2000, n_chains=400)
+    a = run_pair("softplus", seed=1, **kw)
+    b = run_pair_numpy("softplus", seed=2, **kw)
+    for x, y in ((a.pr_gamma, b.pr_gamma), (a.rr, b.rr)):
+        se = np.sqrt(x.var() / x.size + y.var() / y.size)
+        assert abs(x.mean() - y.mean()) < 4 * se
+        assert 0.8 < x.std() / y.std() < 1.25
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(gamma=-0.1, n=10), "gamma must be a finite float in"),
+    (dict(gamma=0.5, n=10), r"gamma must be a finite float in \(0.0, 0.333"),
+    (dict(gamma=float("nan"), n=10), "gamma must be a finite float"),
+    (dict(gamma=0.01, n=0), r"n must be an integer in \[1, inf\]; got 0"),
+    (dict(gamma=0.01, n=10, n_chains=0), "n_chains must be an integer"),
+    (dict(gamma=0.01, n=10, coupling="same"), "coupling must be one of 'shared', 'independent'; got 'same'"),
+    (dict(gamma=0.01, n=10, x0=[1.0, 2.0]), r"x0 must have shape \(1\)"),
+    (dict(gamma=0.01, n=10, x0=np.nan), "x0 must contain only finite values"),
+])
+def test_bad_input_is_named(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        run_pair("cos", **kwargs)
+
+
+def test_unknown_problem_and_divergence_are_reported():
+    with pytest.raises(ValueError, match="problem must be a Problem or one of 'cos'"):
+        run_pair("rosenbrock", gamma=0.01, n=10)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        run_pair("cos", gamma=0.01, n="10")
+    with pytest.raises(SimulationDiverged, match="diverged at step 0"):
+        run_pair(logistic_problem(), gamma=0.01, n=10, n_chains=2, x0=np.full(5, 1e151))

@@ -1,0 +1,63 @@
+"""The CI-scale run of every registered validation: claims, figures, benchmarks, ledger.
+
+Nothing is listed by hand: the registry is filled by importing validations/ and benchmarks/.
+A claim expected to reproduce must come out *reproduced*; one declared not to reproduce
+must still run (its verdict is recorded, not asserted).
+"""
+
+import math
+
+import pandas as pd
+import pytest
+
+from theorylab.core import discover, run_claim
+from theorylab.core.checks import ERROR, child_seed
+from theorylab.core.paths import ledger_path
+from theorylab.core.plotting import save_figure
+
+REG = discover()
+CLAIMS = sorted(REG.claims.values(), key=lambda c: c.key)
+FIGURES = sorted(REG.figures.values(), key=lambda f: (f.paper.id, f.name))
+BENCHMARKS = sorted(REG.benchmarks.values(), key=lambda b: (b.paper_id, b.name))
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.key)
+def test_claim_at_ci_scale(claim, cache):
+    r = run_claim(claim, "ci", seed=0, cache=cache)
+    if r.verdict == ERROR:
+        raise r.exception
+    assert r.measured and r.predicted, f"{claim.key}: empty measured/predicted"
+    assert r.ok, (f"{claim.key}: {r.verdict}: measured {r.measured}, predicted {r.predicted}, "
+                  f"tolerance {r.tolerance}; {r.note}")
+
+
+@pytest.mark.parametrize("fig", FIGURES, ids=lambda f: f"{f.paper.id}:{f.name}")
+def test_figure_at_ci_scale(fig, tmp_path):
+    figure, data = fig.func(seed=child_seed(0, fig.paper.id, fig.name), **fig.scales["ci"])
+    png, csv = save_figure(figure, data, fig.paper.id, fig.name, outdir=tmp_path)
+    assert png.stat().st_size > 5000
+    table = pd.read_csv(csv)
+    assert len(table) > 0 and table.select_dtypes("number").notna().all().all()
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS, ids=lambda b: f"{b.paper_id}:{b.name}")
+def test_benchmark_quick(bench):
+    out = bench.func(quick=True)
+    assert "ratio" in out and math.isfinite(out["ratio"]) and out["ratio"] > 0
+
+
+def test_every_paper_has_claims_figures_and_a_benchmark():
+    for pid in REG.papers:
+        assert REG.claims_of(pid), f"{pid} has no claims"
+        assert REG.figures_of(pid), f"{pid} has no figures"
+        assert REG.benchmarks_of(pid), f"{pid} has no benchmark"
+
+
+def test_ledger_lists_every_registered_claim():
+    text = ledger_path().read_text()
+    sections = {}
+    for block in text.split("\n## ")[1:]:
+        pid = block.split("`")[1]
+        sections[pid] = block
+    missing = [c.key for c in CLAIMS if f"| `{c.id}` |" not in sections.get(c.paper.id, "")]
+    assert not missing, f"paper_checks.md lacks {missing}: run `theorylab report`"
