@@ -1,0 +1,329 @@
+"""tv_distance — Bhattacharyya, Gayen, Meel, Myrisiotis, Pavan, Vinodchandran (ICLR 2025),
+"Computational Explorations of Total Variation Distance", arXiv:2412.10370.
+
+What was read and what is reconstructed (spec: shared/specs/combinatorial_papers.md §4):
+
+* [READ, Sec. 1] d_TV(P, Q) = max_S (P(S) - Q(S)) = 1/2 sum_x |P(x) - Q(x)| = sum_x max(0, P(x) - Q(x)).
+* [READ, abstract + Sec. 1] (i) "a simple deterministic polynomial-time algorithm for checking
+  equivalence between mixtures of product distributions, over arbitrary alphabets" (the case
+  d_TV = 0); (ii) unless NP <= RP, no efficient bounded-error estimate of d_TV between Ising models.
+* Theorem numbers, the paper's own algorithm and its stated complexity could not be read (the
+  stored copies hold the first page only). The equivalence test is the spec's forward-basis
+  reconstruction [INFERRED], cost O(n q K^3) for K = k1 + k2 components; the O(n k^4 |Sigma|^4)
+  figure is from a third-party summary [AI-SUM]. The Ising "field change -> marginal" identity
+  and the estimators' contracts are derived in the docstrings of theorylab.tv [INFERRED].
+
+Claims are therefore cited to the abstract/Sec. 1 statements and to the named derivations.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from theorylab.core import Bound, Fraction, Identity, Paper, Slope, claim, figure, fit_loglog
+from theorylab.core.plotting import loglog_rate, subplots
+from theorylab.core.seeding import as_generator, spawn_seeds
+from theorylab.tv import (coupling_bounds, coupling_identity, field_change, ising_tv, log_partition,
+                          log_partition_from_tv, marginal_plus, random_ising, tv_exact)
+from theorylab.tv import experiments as ex
+
+PAPER = Paper(
+    id="tv_distance",
+    title="Computational Explorations of Total Variation Distance",
+    authors="Bhattacharyya, Gayen, Meel, Myrisiotis, Pavan, Vinodchandran",
+    arxiv="2412.10370",
+    seed_file="000_efebce95215ef60b.txt",
+)
+
+EQUIV_CITE = "abstract & Sec. 1: deterministic poly-time equivalence test for mixtures of products (arbitrary alphabets)"
+
+
+# --------------------------------------------------------------------------- memoised experiments
+@functools.lru_cache(maxsize=4)
+def _agreement(n_per_family, seed):
+    return ex.equivalence_agreement(n_per_family, seed=seed)
+
+
+@functools.lru_cache(maxsize=8)
+def _equiv_timings(ns, ks, repeat, seed, method="modular"):
+    return ex.equivalence_timings(list(ns), list(ks), method=method, repeat=repeat, seed=seed)
+
+
+@functools.lru_cache(maxsize=4)
+def _enum_timings(ns, repeat, seed):
+    return ex.enumeration_timings(list(ns), repeat=repeat, seed=seed)
+
+
+@functools.lru_cache(maxsize=4)
+def _coupling_runs(instances, reps, eps, delta, seed):
+    return ex.coupling_contract_runs(instances, reps, eps=eps, delta=delta, seed=seed)
+
+
+@functools.lru_cache(maxsize=4)
+def _fptas_runs(instances, eps_list, seed):
+    return ex.fptas_runs(instances, list(eps_list), seed=seed)
+
+
+# --------------------------------------------------------------------------- claim 1
+AGREE_SCALES = {"ci": dict(n_per_family=15), "full": dict(n_per_family=100)}
+
+
+@claim(PAPER, "equivalence_matches_tv_zero", citation=EQUIV_CITE + "; spec §4(b) items 1-2",
+       statement="the equivalence test (exact integer and modular F_p arithmetic) says 'equivalent' iff exact "
+                 "rational d_TV by enumeration is 0, on four families: split/permuted components, the same joint "
+                 "pmf conditioned on x_1 vs x_2, independent random mixtures, and 10^-6 perturbations; every "
+                 "'not equivalent' carries a witness x with P(x) != Q(x) (verified exactly)",
+       scales=AGREE_SCALES)
+def equivalence_matches_tv_zero(*, n_per_family, seed):
+    df = _agreement(n_per_family, seed)
+    wrong = int((df.tv_is_zero != df.exact_says_equivalent).sum() + (df.tv_is_zero != df.modular_says_equivalent).sum())
+    fam = df.groupby("family").agg(instances=("rep", "size"), tv_zero=("tv_is_zero", "sum"),
+                                   exact_equiv=("exact_says_equivalent", "sum"),
+                                   modular_equiv=("modular_says_equivalent", "sum"), min_tv=("tv", "min"),
+                                   max_tv=("tv", "max")).reset_index()
+    pert = df[df.family == "perturbed"]
+    return Identity(discrepancy=wrong, instances=2 * len(df), what="disagreements with (TV == 0)", data=df,
+                    note=f"{len(df)} pairs x 2 methods; perturbed pairs have TV in [{pert.tv.min():.2e}, "
+                         f"{pert.tv.max():.2e}]; " + "; ".join(f"{r.family}: {r.tv_zero}/{r.instances} TV=0"
+                                                               for r in fam.itertuples()))
+
+
+# --------------------------------------------------------------------------- claim 2
+TIME_N = {"ci": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828), k=4, repeat=5),
+          "full": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000, 11314, 16000), k=4,
+                       repeat=7)}
+TIME_K = {"ci": dict(n=300, ks=(3, 4, 6, 8, 12, 16), repeat=5),
+          "full": dict(n=500, ks=(3, 4, 6, 8, 12, 16, 24, 32), repeat=7)}
+TIME_ENUM = {"ci": dict(ns=(14, 15, 16, 17, 18, 19, 20), repeat=3),
+             "full": dict(ns=(14, 15, 16, 17, 18, 19, 20, 21, 22, 23), repeat=5)}
+
+
+@claim(PAPER, "equivalence_time_linear_in_n", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
+       statement="wall time of the test (modular, whole call incl. conversion to residues and the witness "
+                 "point, without the O(n^2)-bit exact recomputation of P(x) - Q(x)) on worst-case (full-rank, "
+                 "non-equivalent) pairs, k1 = k2 = 4, q = 2: log-log slope in n at most 1",
+       scales=TIME_N)
+def equivalence_time_linear_in_n(*, ns, k, repeat, seed):
+    t = _equiv_timings(tuple(ns), (k,), repeat, seed)
+    fit = fit_loglog(t.n, t.time_s)
+    ops = fit_loglog(t.n, t.ops)
+    return Slope(fit=fit, predicted=1.0, side="at_most", data=t,
+                 note=f"multiply-add count slope {ops.slope:.3f}; basis dimension {t.max_basis_dim.max()} = K")
+
+
+@claim(PAPER, "equivalence_time_cubic_in_k", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
+       statement="wall time of the test (as above) on worst-case pairs with k1 = k2 = k (K = 2k), q = 2, fixed n: "
+                 "log-log slope in K at most 3 (a small constant: polynomial in the number of components)",
+       scales=TIME_K)
+def equivalence_time_cubic_in_k(*, n, ks, repeat, seed):
+    t = _equiv_timings((n,), tuple(ks), repeat, seed)
+    fit = fit_loglog(t.K, t.time_s)
+    ops = fit_loglog(t.K, t.ops)
+    return Slope(fit=fit, predicted=3.0, side="at_most", data=t,
+                 note=f"multiply-add count slope {ops.slope:.3f} (the K^3 elimination term); wall time also has "
+                      "the O(nqK) conversion to residues")
+
+
+@claim(PAPER, "enumeration_time_exponential",
+       citation="Sec. 1 (exact TV is #P-hard already for products, IJCAI 2023): enumeration as the exponential baseline",
+       statement="wall time of exact TV by enumeration (jitted, k = 4 mixtures, q = 2) grows at least linearly in "
+                 "the number of points q^n, i.e. exponentially in n (log-log slope vs q^n at least 1)",
+       scales=TIME_ENUM)
+def enumeration_time_exponential(*, ns, repeat, seed):
+    t = _enum_timings(tuple(ns), repeat, seed)
+    fit = fit_loglog(t.points, t.time_s)
+    return Slope(fit=fit, predicted=1.0, side="at_least", data=t,
+                 note=f"time per point at n = {t.n.max()}: {t.time_s.iloc[-1] / t.points.iloc[-1] * 1e9:.2f} ns")
+
+
+# --------------------------------------------------------------------------- claim 3
+COUPLING_SCALES = {"ci": dict(instances=9, reps=20, eps=0.2, delta=0.1),
+                   "full": dict(instances=45, reps=100, eps=0.1, delta=0.1)}
+FPTAS_SCALES = {"ci": dict(instances=18, eps_list=(0.3, 0.1, 0.03)),
+                "full": dict(instances=60, eps_list=(0.5, 0.3, 0.1, 0.03, 0.01))}
+IDENTITY_SCALES = {"ci": dict(instances=20, n_max=10), "full": dict(instances=200, n_max=14)}
+
+
+@claim(PAPER, "coupling_identity_and_sandwich",
+       citation="coupling estimator for products (spec §4(a), FGJW-type [INFERRED]; spec §4(b) item 3)",
+       statement="for random product pairs on [q]^n: Z E_pi[g] = d_TV exactly (to 1e-12, enumeration) and "
+                 "Z/n <= d_TV <= Z; the discrepancy counts sandwich violations plus the largest identity gap "
+                 "above 1e-12",
+       scales=IDENTITY_SCALES)
+def coupling_identity_and_sandwich(*, instances, n_max, seed):
+    rows = []
+    for a, s in enumerate(spawn_seeds(seed, instances)):
+        rng = as_generator(int(s))
+        n, q = int(rng.integers(1, n_max + 1)), int(rng.integers(2, 4))
+        if q ** n > 2 ** 16:
+            n = int(16 // np.log2(q))
+        P, Q = ex.product_pair(n, q, closeness=float(rng.choice([1.0, 0.2, 0.02])), seed=rng)
+        tv = tv_exact(P, Q)
+        lo, hi = coupling_bounds(P, Q)
+        rows.append(dict(instance=a, n=n, q=q, tv=tv, identity=coupling_identity(P, Q), Z_over_n=lo, Z=hi))
+    df = pd.DataFrame(rows)
+    gap = float(np.max(np.abs(df.identity - df.tv)))
+    violations = int(((df.tv < df.Z_over_n - 1e-15) | (df.tv > df.Z + 1e-15)).sum())
+    return Identity(discrepancy=violations + (gap if gap > 1e-12 else 0.0), instances=len(df),
+                    what="sandwich violations + identity gap", data=df,
+                    note=f"max |Z E[g] - TV| = {gap:.2e}; TV/Z in [{(df.tv / df.Z).min():.3f}, {(df.tv / df.Z).max():.3f}]")
+
+
+@claim(PAPER, "coupling_estimator_contract",
+       citation="randomized relative approximation for products (spec §4(a) [INFERRED]); contract: "
+                "N = 3 ln(2/delta) / (eps^2 mu_lb) draws, multiplicative Chernoff",
+       statement="the coupling estimator's relative error is <= eps in at least 1 - delta of repeated runs "
+                 "(against exact TV by enumeration), over product pairs from far apart to close (TV << Z)",
+       scales=COUPLING_SCALES)
+def coupling_estimator_contract(*, instances, reps, eps, delta, seed):
+    df = _coupling_runs(instances, reps, eps, delta, seed)
+    ok = int((df.rel_err <= eps).sum())
+    q = float(np.quantile(df.rel_err, 1 - delta))
+    return Fraction(successes=ok, trials=len(df), threshold=1 - delta, data=df,
+                    note=f"eps = {eps}, delta = {delta}; empirical (1 - delta)-quantile of the relative error "
+                         f"{q:.4f} (the Chernoff sample size is conservative); max {df.rel_err.max():.4f}")
+
+
+@claim(PAPER, "fptas_uniform_contract",
+       citation="FPTAS for d_TV(P, uniform) (IJCAI 2023, quoted in Sec. 1; our rounded-DP derivation in "
+                "theorylab.tv.fptas_uniform)",
+       statement="deterministic: |FPTAS - d_TV(P, U)| <= eps d_TV(P, U) on every instance and eps "
+                 "(the worst ratio rel_err / eps is <= 1), including identical-coordinate instances",
+       scales=FPTAS_SCALES)
+def fptas_uniform_contract(*, instances, eps_list, seed):
+    df = _fptas_runs(instances, tuple(eps_list), seed)
+    ratio = float((df.rel_err / df.eps).max())
+    return Bound(value=ratio, bound=1.0, side="<=", data=df,
+                 note=f"{len(df)} (instance, eps) runs; worst rel_err/eps = {ratio:.3g}; DP width up to "
+                      f"{df.states.max()} states")
+
+
+# --------------------------------------------------------------------------- claim 4
+ISING_SCALES = {"ci": dict(instances=30, n_max=10), "full": dict(instances=300, n_max=16)}
+
+
+@claim(PAPER, "ising_field_change_identity",
+       citation="abstract (no FPRAS for Ising TV unless NP <= RP); the marginal -> TV step of the reduction "
+                "(spec §4(a) [INFERRED]; theorylab.tv.ising docstring)",
+       statement="for Q = P with h_v -> h_v + delta: d_TV(P, Q) = |Q(x_v = +1) - P(x_v = +1)| (to 1e-12), random "
+                 "Ising models incl. strong couplings and both signs of delta",
+       scales=ISING_SCALES)
+def ising_field_change_identity(*, instances, n_max, seed):
+    rows = []
+    for a, s in enumerate(spawn_seeds(seed, instances)):
+        rng = as_generator(int(s))
+        n = int(rng.integers(2, n_max + 1))
+        beta = float(rng.choice([0.2, 1.0, 2.0]))
+        P = random_ising(n, beta=beta, density=float(rng.uniform(0.3, 1.0)), seed=rng)
+        v = int(rng.integers(n))
+        delta = float(rng.choice([-1, 1]) * rng.uniform(0.05, 3.0))
+        Q = field_change(P, v, delta)
+        tv = ising_tv(P, Q)
+        rhs = abs(marginal_plus(Q, v) - marginal_plus(P, v))
+        rows.append(dict(instance=a, n=n, beta=beta, v=v, delta=delta, tv=tv, marginal_gap=rhs))
+    df = pd.DataFrame(rows)
+    gap = float(np.max(np.abs(df.tv - df.marginal_gap)))
+    return Identity(discrepancy=gap, instances=len(df), atol=1e-12, what="d_TV - |marginal gap|", data=df,
+                    note=f"TV in [{df.tv.min():.3g}, {df.tv.max():.3g}]")
+
+
+@claim(PAPER, "ising_partition_from_tv_oracle",
+       citation="abstract: hardness via partition function -> atomic marginals -> TV (spec §4(a) [AI-SUM]); "
+                "chain made concrete in theorylab.tv.log_partition_from_tv",
+       statement="n TV queries (field change delta = 20 per pinned spin) recover log Z by self-reducibility: "
+                 "|log Z_from_TV - log Z| <= 1e-9 (|log Z|+1) on random Ising models",
+       scales={"ci": dict(instances=10, n_max=10), "full": dict(instances=60, n_max=14)})
+def ising_partition_from_tv_oracle(*, instances, n_max, seed):
+    rows = []
+    for a, s in enumerate(spawn_seeds(seed, instances)):
+        rng = as_generator(int(s))
+        n = int(rng.integers(2, n_max + 1))
+        P = random_ising(n, beta=float(rng.choice([0.5, 1.0, 2.0])), seed=rng)
+        lz, lz_tv = log_partition(P), log_partition_from_tv(P)
+        rows.append(dict(instance=a, n=n, log_Z=lz, log_Z_from_tv=lz_tv, rel_gap=abs(lz - lz_tv) / (abs(lz) + 1)))
+    df = pd.DataFrame(rows)
+    return Identity(discrepancy=float(df.rel_gap.max()), instances=len(df), atol=1e-9,
+                    what="(log Z_TV - log Z) / (|log Z| + 1)", data=df)
+
+
+# --------------------------------------------------------------------------- figures
+FIG_TIME = {"ci": dict(ns=(8, 32, 125, 500, 2000), ks=(1, 2, 4, 8), n_k=200, enum_ns=(8, 10, 12, 14, 16, 18),
+                       exact_ns=(8, 32, 125), repeat=3),
+            "full": dict(ns=(8, 16, 32, 64, 125, 250, 500, 1000, 2000, 4000, 8000), ks=(1, 2, 4, 8, 16, 32),
+                         n_k=500, enum_ns=(8, 10, 12, 14, 16, 18, 20, 22, 24), exact_ns=(8, 16, 32, 64, 125, 250, 500),
+                         repeat=5)}
+
+
+@figure(PAPER, "equivalence_runtime",
+        caption="Running time of the equivalence test vs n (k1 = k2 = 4, q = 2) and vs the number of components "
+                "(fixed n), log-log with fitted slopes, beside exact TV by enumeration (exponential in n)",
+        scales=FIG_TIME)
+def fig_equivalence_runtime(*, ns, ks, n_k, enum_ns, exact_ns, repeat, seed):
+    tn = _equiv_timings(tuple(ns), (4,), repeat, seed)
+    tx = _equiv_timings(tuple(exact_ns), (4,), 1, seed, "exact")
+    tk = _equiv_timings((n_k,), tuple(ks), repeat, seed)
+    te = _enum_timings(tuple(enum_ns), repeat, seed)
+    fig, axes = subplots(1, 2, width=4.8)
+    ax = axes[0, 0]
+    big = tn[tn.n >= 100]
+    fit = fit_loglog(big.n, big.time_s) if len(big) >= 3 else None
+    loglog_rate(ax, tn.n, tn.time_s, fit=fit, label="test, modular (F_p)")
+    if len(tx) >= 3:
+        loglog_rate(ax, tx.n, tx.time_s, fit=fit_loglog(tx.n, tx.time_s), label="test, exact integers", marker="s")
+    ax.plot(te.n, te.time_s, "^-", color="C3", label="enumeration (q^n points)")
+    ax.set_xlabel("n (coordinates)")
+    ax.set_ylabel("wall time [s]")
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    fk = fit_loglog(tk.K, tk.time_s) if len(tk) >= 3 else None
+    loglog_rate(ax, tk.K, tk.time_s, fit=fk, predicted=3.0, label=f"test, modular, n = {n_k}")
+    ax.set_xlabel("K = k1 + k2 (components)")
+    ax.set_ylabel("wall time [s]")
+    ax.legend(fontsize=7)
+    table = pd.concat([tn.assign(series="test_modular_vs_n"), tx.assign(series="test_exact_vs_n"),
+                       tk.assign(series="test_modular_vs_K"), te.assign(series="enumeration_vs_n")],
+                      ignore_index=True)
+    return fig, table
+
+
+FIG_ERR = {"ci": dict(sample_sizes=(30, 100, 300, 1000, 3000), reps=40, eps_list=(0.3, 0.1, 0.03), instances=12),
+           "full": dict(sample_sizes=(30, 100, 300, 1000, 3000, 10000, 30000, 100000), reps=400,
+                        eps_list=(0.5, 0.3, 0.1, 0.03, 0.01, 0.003), instances=60)}
+
+
+@figure(PAPER, "estimator_error",
+        caption="Left: relative error of the coupling estimator vs number of draws (median and 90% quantile over "
+                "runs) against the (eps, delta = 0.1) contract eps(N) = sqrt(3 ln(2/delta) / (N mu_lb)); "
+                "right: FPTAS (Q uniform) relative error vs eps against the guarantee rel_err <= eps",
+        scales=FIG_ERR)
+def fig_estimator_error(*, sample_sizes, reps, eps_list, instances, seed):
+    cur = ex.coupling_error_curve(list(sample_sizes), reps, delta=0.1, seed=seed)
+    g = cur.groupby("N").agg(median=("rel_err", "median"), q90=("rel_err", lambda x: np.quantile(x, 0.9)),
+                             contract_eps=("contract_eps", "first")).reset_index()
+    fp = _fptas_runs(instances, tuple(eps_list), seed)
+    fg = fp.groupby("eps").agg(max_rel_err=("rel_err", "max"), median_rel_err=("rel_err", "median")).reset_index()
+    fig, axes = subplots(1, 2, width=4.8)
+    ax = axes[0, 0]
+    ax.plot(g.N, g["median"], "o-", label="median rel. error")
+    ax.plot(g.N, g.q90, "s-", label="90% quantile (1 - delta)")
+    ax.plot(g.N, g.contract_eps, "k:", label="contract eps(N)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("draws N")
+    ax.set_ylabel("|estimate / TV - 1|")
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    floor = 1e-16
+    ax.plot(fg.eps, np.maximum(fg.max_rel_err, floor), "o-", label="max rel. error")
+    ax.plot(fg.eps, np.maximum(fg.median_rel_err, floor), "s-", label="median rel. error")
+    ax.plot(fg.eps, fg.eps, "k:", label="guarantee eps")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("eps")
+    ax.set_ylabel("|FPTAS / TV - 1| (floored at 1e-16)")
+    ax.legend(fontsize=7)
+    table = pd.concat([g.assign(series="coupling_vs_N"), fg.assign(series="fptas_vs_eps")], ignore_index=True)
+    return fig, table
