@@ -1,0 +1,141 @@
+"""Estimators of the missing mass M_0(n) of the family "sum of coef * Phi_k(n')".
+
+Lee & Böhme (ICLR 2025), Section 3: every estimator here is a finite linear combination of
+frequencies of frequencies Phi_k(n') of prefixes n' <= n of the sample.
+
+* Good–Turing: Phi_1(n) / n.
+* The minimal-bias estimator induced by the characterisation (Section 3, the f_k series):
+  sum_{k=1}^{n} (-1)^(k-1) Phi_k(n) / C(n, k), with bias -(-1)^n sum_x p_x^(n+1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.core import check_int, check_real
+
+from .sampling import _as_counts, phi_prefix_matrix
+
+
+def log_comb(m: int, k: int) -> float:
+    return math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """sum_j coef_j * Phi_{k_j}(m_j): a small, printable member of the family.
+
+    Parameters
+    ----------
+    coef : array of float
+        The coefficients (of Phi itself, not of Phi / C(m, k)).
+    m : array of int
+        Prefix lengths n' (1 <= m_j).
+    k : array of int
+        Frequencies (1 <= k_j <= m_j).
+    name : str
+        A label for tables and plots.
+    """
+
+    coef: np.ndarray
+    m: np.ndarray
+    k: np.ndarray
+    name: str = "estimator"
+
+    def __post_init__(self):
+        coef = np.asarray(self.coef, dtype=float).ravel()
+        m = np.asarray(self.m).ravel()
+        k = np.asarray(self.k).ravel()
+        if not (coef.size == m.size == k.size):
+            raise ValueError(f"coef, m and k must have the same length; got {coef.size}, {m.size}, {k.size}")
+        if coef.size == 0:
+            raise ValueError("an estimator needs at least one term; got none")
+        if not np.all(np.isfinite(coef)):
+            raise ValueError("coef must be finite")
+        for nm, arr in (("m", m), ("k", k)):
+            if arr.dtype.kind not in "iu" and not np.all(arr == np.round(arr)):
+                raise TypeError(f"{nm} must hold integers; got {arr.tolist()}")
+        m, k = m.astype(np.int64), k.astype(np.int64)
+        if np.any(m < 1):
+            raise ValueError(f"m (the prefix lengths n') must be >= 1; got minimum {int(m.min())}")
+        if np.any(k < 1) or np.any(k > m):
+            raise ValueError("k must satisfy 1 <= k <= m for every term; got "
+                             f"{[(int(a), int(b)) for a, b in zip(m, k) if not 1 <= b <= a]}")
+        object.__setattr__(self, "coef", coef)
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "k", k)
+
+    @property
+    def n_required(self) -> int:
+        """The sample size the estimator needs (largest prefix n')."""
+        return int(self.m.max())
+
+    @property
+    def n_terms(self) -> int:
+        return int(self.coef.size)
+
+    def g_coef(self) -> np.ndarray:
+        """Coefficients of the normalised atoms Phi_k(m) / C(m, k): coef * C(m, k)."""
+        return np.array([c * math.exp(log_comb(int(a), int(b))) for c, a, b in zip(self.coef, self.m, self.k)])
+
+    def terms(self):
+        """List of (coef, n', k) tuples."""
+        return [(float(c), int(a), int(b)) for c, a, b in zip(self.coef, self.m, self.k)]
+
+    def __str__(self) -> str:
+        parts = []
+        for c, a, b in sorted(self.terms(), key=lambda t: (-t[1], t[2])):
+            sign = "-" if c < 0 else "+"
+            parts.append(f"{sign} {abs(c):.6g}*Phi_{b}({a})")
+        text = " ".join(parts)
+        return text[2:] if text.startswith("+ ") else "-" + text[1:]
+
+    def __call__(self, sample=None, *, counts=None) -> float:
+        """Evaluate on a label array (any prefix) or, if all n' equal n, on a count vector."""
+        if (sample is None) == (counts is None):
+            raise ValueError("give exactly one of sample (labels) or counts (a count vector)")
+        if counts is not None:
+            c = _as_counts(counts)
+            n = int(c.sum())
+            if np.any(self.m != n):
+                raise ValueError(f"a count vector only gives Phi_k(n) for n = {n}; this estimator uses "
+                                 f"prefixes n' in {sorted(set(self.m.tolist()))} (pass the labels)")
+            phi = np.bincount(c, minlength=n + 2)
+            return float(np.sum(self.coef * phi[self.k]))
+        Phi = phi_prefix_matrix(sample)
+        n = Phi.shape[0] - 1
+        if self.n_required > n:
+            raise ValueError(f"the estimator needs prefixes up to n' = {self.n_required} but the sample has "
+                             f"n = {n} observations (n' > n)")
+        return float(np.sum(self.coef * Phi[self.m, self.k]))
+
+    def coefficient_table(self, n: int) -> np.ndarray:
+        """Dense coef_at[m, k] (m, k = 0..n+1) for the Monte Carlo kernel; needs n' <= n."""
+        n = check_int("n", n, low=1)
+        if self.n_required > n:
+            raise ValueError(f"estimator uses n' = {self.n_required} > n = {n}")
+        table = np.zeros((n + 1, n + 2))
+        np.add.at(table, (self.m, self.k), self.coef)
+        return table
+
+
+def good_turing(n: int) -> Estimator:
+    """Good–Turing estimator Phi_1(n) / n of M_0(n)."""
+    n = check_int("n", n, low=1)
+    return Estimator([1.0 / n], [n], [1], name="Good-Turing")
+
+
+def minimal_bias(n: int) -> Estimator:
+    """sum_{k=1}^{n} (-1)^(k-1) Phi_k(n) / C(n, k) (Section 3; |bias| = sum_x p_x^(n+1))."""
+    n = check_int("n", n, low=1)
+    k = np.arange(1, n + 1)
+    coef = np.array([(-1.0) ** (j - 1) * math.exp(-log_comb(n, int(j))) for j in k])
+    return Estimator(coef, np.full(n, n), k, name="minimal-bias")
+
+
+def scaled(est: Estimator, factor: float) -> Estimator:
+    factor = check_real("factor", factor)
+    return Estimator(est.coef * factor, est.m, est.k, name=est.name)

@@ -1,0 +1,34 @@
+"""Monte Carlo estimates of an estimator's error against the realised missing mass M_0(n)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.core import check_int, check_probability_vector, require_finite, spawn_seeds
+
+from . import _kernels as K
+from .estimators import Estimator
+
+
+def monte_carlo_mse(estimator: Estimator, p, n: int, *, reps: int = 10_000, seed=None) -> dict:
+    """Draw ``reps`` samples of size ``n`` from ``p``; per sample the estimate and M_0(n).
+
+    Returns a dict with arrays ``estimate``, ``missing_mass``, ``sq_error`` and the summary
+    ``mse`` with its standard error ``mse_se``.  Path r uses ``spawn_seeds(seed, reps)[r]``.
+    """
+    if not isinstance(estimator, Estimator):
+        raise TypeError(f"estimator must be an Estimator; got {type(estimator).__name__}")
+    p = check_probability_vector("p", p)
+    n = check_int("n", n, low=1)
+    reps = check_int("reps", reps, low=2)
+    if estimator.n_required > n:
+        raise ValueError(f"the estimator uses n' = {estimator.n_required} > n = {n}")
+    cdf = np.cumsum(p)
+    cdf[-1] = 1.0
+    table = estimator.coefficient_table(n)
+    needed = table.any(axis=1)
+    est, m0 = K.mc_family_batch(p, cdf, n, table, needed, spawn_seeds(seed, reps))
+    require_finite("estimate", est, n=n, reps=reps)
+    sq = (est - m0) ** 2
+    return dict(estimate=est, missing_mass=m0, sq_error=sq, mse=float(sq.mean()),
+                mse_se=float(sq.std(ddof=1) / np.sqrt(reps)))

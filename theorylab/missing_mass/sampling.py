@@ -1,0 +1,115 @@
+"""Samples, counts and frequencies of frequencies Phi_k(m) over every prefix m <= n.
+
+A sample is given either as a *label array* (the n observed class labels, any hashable
+integers) or as a *count vector* (N_x(n) for each class).  Prefix quantities Phi_k(m), m < n,
+need the order of the observations and so need labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.core import check_int, check_probability_vector, spawn_seeds
+from theorylab.core.validate import _fmt
+
+from . import _kernels as K
+
+
+def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
+    """Draw ``n`` i.i.d. labels in 0..S-1 from ``p``.
+
+    Parameters
+    ----------
+    p : array (S,)
+        Probability vector (non-negative, sums to 1).
+    n : int
+        Sample size, n >= 1.
+    seed : int, SeedSequence or Generator
+    reps : int, optional
+        If given, return ``reps`` independent samples as an array (reps, n); path r is seeded
+        by ``spawn_seeds(seed, reps)[r]``, so results do not depend on the thread count.
+    """
+    p = check_probability_vector("p", p)
+    n = check_int("n", n, low=1)
+    R = 1 if reps is None else check_int("reps", reps, low=1)
+    cdf = np.cumsum(p)
+    cdf[-1] = 1.0
+    labels = K.sample_labels_batch(cdf, n, spawn_seeds(seed, R))
+    return labels[0] if reps is None else labels
+
+
+def _as_labels(labels, name="sample"):
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array of class labels; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty sample; got an empty array")
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{name} labels must be integers; got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def _as_counts(counts, name="counts"):
+    arr = np.asarray(counts)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d count vector; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty count vector; got an empty array")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold non-negative integers; got {_fmt(arr.tolist())}")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integer counts; got dtype {arr.dtype}")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative; got minimum {int(arr.min())}")
+    if arr.sum() == 0:
+        raise ValueError(f"{name} must describe a non-empty sample; all counts are 0")
+    return arr.astype(np.int64)
+
+
+def relabel(labels, S: int | None = None):
+    """Map arbitrary integer labels to 0..(#distinct - 1); return (labels, S).
+
+    ``S`` (the number of classes) must be at least the number of observed classes.
+    """
+    arr = _as_labels(labels)
+    _, inv = np.unique(arr, return_inverse=True)
+    seen = int(inv.max()) + 1
+    if S is None:
+        S = seen
+    S = check_int("S", S, low=1)
+    if S < seen:
+        raise ValueError(f"S must be >= the number of observed classes ({seen}); got {S}")
+    return inv.astype(np.int64), S
+
+
+def counts_from_sample(labels, S: int | None = None) -> np.ndarray:
+    """Count vector N_x(n) (observed classes first, then S - #observed zeros)."""
+    inv, S = relabel(labels, S)
+    return np.bincount(inv, minlength=S).astype(np.int64)
+
+
+def frequencies_of_frequencies(sample=None, *, counts=None) -> np.ndarray:
+    """Phi_k(n) for k = 0..n+1 from a label array ``sample`` or a count vector ``counts``.
+
+    With labels, Phi_0 counts only unseen classes if ``counts`` is not given, i.e. Phi_0 = 0
+    (the number of classes is unknown); with a count vector Phi_0 = #zeros in it.
+    """
+    if (sample is None) == (counts is None):
+        raise ValueError("give exactly one of sample (labels) or counts (a count vector)")
+    c = counts_from_sample(sample) if counts is None else _as_counts(counts)
+    n = int(c.sum())
+    return np.bincount(c, minlength=n + 2).astype(np.int64)
+
+
+def phi_prefix_matrix(labels, S: int | None = None) -> np.ndarray:
+    """Phi[m, k] = #{x : N_x(m) = k}, m = 0..n (prefix of the first m labels), k = 0..n+1.
+
+    Column 0 uses ``S`` (default: the number of observed classes).
+    """
+    inv, S = relabel(labels, S)
+    return K.phi_prefix_matrix(inv, S)

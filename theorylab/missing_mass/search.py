@@ -1,0 +1,368 @@
+"""The distribution-free evolutionary search over the estimator family (Lee & Böhme, Section 4).
+
+Representation.  A *genome* is a dict {(m, k): a} meaning  sum a * g_k(m)  with the
+normalised atoms g_k(m) := Phi_k(m) / C(m, k), whose expectation is sum_x p^k (1-p)^(m-k)
+for every p.  The search starts from the identity E[M_0(n)] = E[g_1(n+1)] (the genome
+{(n+1, 1): 1}).
+
+Mutations (Section 4; identities true in expectation for every p, so a mutation never
+changes the expectation of the genome):
+
+* case 0:  g_k(m) = g_{k-1}(m-1) - g_{k-1}(m)      (k >= 2)
+* case 1:  g_k(m) = g_k(m-1)   - g_{k+1}(m)        (k < m)
+* case 2:  g_k(m) = g_k(m+1)   + g_{k+1}(m+1)      (m <= n)
+
+A fraction r of the chosen term's coefficient is rewritten (r = 1 with probability 1/2,
+else r ~ U(0, 1)).
+
+Feasibility projection (where the bias enters): an atom with m = n+1 needs one observation
+more than we have; it is replaced by the same normalised atom at m = n, i.e.
+a * Phi_k(n+1)/C(n+1, k) -> a * Phi_k(n)/C(n, k), whose bias is a * E[g_{k+1}(n+1)]; atoms
+with k > n vanish (Phi_{n+1}(n) = 0).  The start genome projects to Good–Turing exactly.
+(The authors' code projects Phi-coefficients instead, coef * Phi_k(n+1) -> coef * Phi_k(n);
+the two coincide up to that rescaling of the projected terms.)
+
+Fitness: the exact MSE of the projected estimator under a plug-in distribution built from the
+sample alone (the authors' "nGT" setting: Chao1 for the number of unseen classes, smoothed
+Good–Turing masses for rare frequencies).  Selection: tournaments of size 3 choosing 40
+parents; every parent is mutated once; next population = parents + mutants + start genome +
+previous top 3, deduplicated by fitness.  Stopping: after 100 generations, and after every
+further block of 100, continue if the best fitness improved by more than 5% over the block,
+or if it improved by less than 1% over the start; at most 2000 generations.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from theorylab.core import as_generator, check_int, check_probability_vector, check_real, child_seed
+
+from . import _kernels as K
+from .distributions import DISTRIBUTIONS, make_distribution
+from .estimators import Estimator, good_turing, log_comb
+from .moments import _logfact, exact_moments, g_exact, group_probabilities
+from .sampling import _as_counts, counts_from_sample, sample as draw_sample
+
+
+# ---------------------------------------------------------------------------------------
+# plug-in distribution from the sample
+# ---------------------------------------------------------------------------------------
+
+def plug_in_distribution(sample=None, *, counts=None) -> np.ndarray:
+    """The authors' "nGT" plug-in estimate of p from a sample (labels or count vector).
+
+    f0 = ceil((n-1)/n * Phi_1^2 / (2 Phi_2)) unseen classes (Chao1; Phi_1 (Phi_1 - 1)/2 in
+    place of Phi_1^2 / (2 Phi_2) if Phi_2 = 0).  For each frequency k with Phi_k > 0 (and k = 0
+    with f0 classes): if k > Phi_{k+1} the empirical k/n, else the smoothed Good–Turing mass
+    (Phi_{k+1} + 1)(k + 1) / (#classes_k n).  Normalised to sum 1.  If f0 = 0 the empirical
+    distribution of the observed classes is returned.
+    """
+    if (sample is None) == (counts is None):
+        raise ValueError("give exactly one of sample (labels) or counts (a count vector)")
+    c = counts_from_sample(sample) if counts is None else _as_counts(counts)
+    c = c[c > 0]
+    n = int(c.sum())
+    phi = np.bincount(c, minlength=n + 2)
+    if phi[2] > 0:
+        chao = (n - 1) / n * phi[1] ** 2 / (2 * phi[2])
+    else:
+        chao = (n - 1) / n * phi[1] * (phi[1] - 1) / 2
+    f0 = int(math.ceil(chao - 1e-12))
+    if f0 <= 0:
+        return np.sort(c / n)[::-1]
+    probs = []
+    for k in range(0, n + 1):
+        classes = f0 if k == 0 else int(phi[k])
+        if classes == 0:
+            continue
+        nxt = int(phi[k + 1])
+        if k > nxt:
+            probs.append(np.full(classes, k / n))
+        else:
+            probs.append(np.full(classes, (nxt + 1) / classes * (k + 1) / n))
+    p = np.concatenate(probs)
+    return np.sort(p / p.sum())[::-1]
+
+
+# ---------------------------------------------------------------------------------------
+# genomes, mutation and projection
+# ---------------------------------------------------------------------------------------
+
+def start_genome(n: int, exact: bool = False) -> dict:
+    """{(n+1, 1): 1}: E[g_1(n+1)] = E[M_0(n)]."""
+    return {(n + 1, 1): Fraction(1) if exact else 1.0}
+
+
+def allowed_cases(m: int, k: int, n: int) -> list:
+    cases = []
+    if k >= 2:
+        cases.append(0)
+    if k < m:
+        cases.append(1)
+    if m <= n:
+        cases.append(2)
+    return cases
+
+
+def mutate(genome: dict, n: int, rng, *, exact: bool = False, prune_tol: float = 0.0,
+           variant: str = "identity"):
+    """One random expectation-preserving rewrite of ``genome`` (a new dict) and the move made.
+
+    With ``exact=True`` the moved fraction r is a Fraction (r = 1 or j/1000) so that the
+    coefficients stay exact rationals.  ``prune_tol`` > 0 drops terms with |a| <= prune_tol
+    afterwards; that step (not the mutation) changes the expectation, and the fitness sees it.
+    """
+    keys = sorted(genome)
+    m, k = keys[int(rng.integers(len(keys)))]
+    cases = allowed_cases(m, k, n)
+    case = cases[int(rng.integers(len(cases)))]
+    if rng.random() < 0.5:
+        r = Fraction(1) if exact else 1.0
+    else:
+        r = Fraction(int(rng.integers(1, 1000)), 1000) if exact else float(rng.random())
+    a = genome[(m, k)]
+    moved = a * r
+    new = dict(genome)
+    new[(m, k)] = a - moved
+    if case == 0:
+        plus, minus = ((m - 1, k - 1), 1), ((m, k - 1), -1)
+    elif case == 1:
+        plus, minus = ((m - 1, k), 1), ((m, k + 1), -1)
+    elif variant == "identity":
+        plus, minus = ((m + 1, k), 1), ((m + 1, k + 1), 1)
+    else:  # the authors' code: (m, k) is given its moved share back and g_{k+1}(m+1) is added
+        plus, minus = ((m, k), 1), ((m + 1, k + 1), 1)
+    for key, sign in (plus, minus):
+        new[key] = new.get(key, 0) + sign * moved
+    new = {key: v for key, v in new.items() if v != 0 and not (prune_tol and abs(v) <= prune_tol)}
+    return new, (m, k, case, r)
+
+
+def genome_expectation(genome: dict, p) -> Fraction:
+    """sum a * E[g_k(m)] under p (exact for Fraction p and coefficients)."""
+    return sum(a * g_exact(p, m, k) for (m, k), a in genome.items())
+
+
+def project(genome: dict, n: int, projection: str = "normalised") -> dict:
+    """The feasible genome: (n+1, k) -> (n, k); k > n dropped.
+
+    ``projection="normalised"``: a g_k(n+1) -> a g_k(n); ``"phi"`` (the authors' code):
+    coef Phi_k(n+1) -> coef Phi_k(n), i.e. a g_k(n+1) -> a (n+1-k)/(n+1) g_k(n).
+    """
+    out = {}
+    for (m, k), a in genome.items():
+        mm = min(m, n)
+        if k > mm:
+            continue
+        if m > n and projection == "phi":
+            a = a * (n + 1 - k) / (n + 1)
+        out[(mm, k)] = out.get((mm, k), 0) + a
+    return {key: a for key, a in out.items() if a != 0}
+
+
+def to_estimator(genome: dict, n: int, name: str = "evolved", projection: str = "normalised") -> Estimator:
+    """The estimator sum a/C(m, k) * Phi_k(m) of the projected genome."""
+    proj = project(genome, n, projection)
+    if not proj:
+        raise ValueError("the projected genome is empty (all terms cancelled)")
+    keys = sorted(proj)
+    coef = [float(proj[key]) * math.exp(-log_comb(*key)) for key in keys]
+    return Estimator(coef, [m for m, _ in keys], [k for _, k in keys], name=name)
+
+
+# ---------------------------------------------------------------------------------------
+# fitness: exact MSE under a fixed p with a lazily grown Gram matrix of atoms
+# ---------------------------------------------------------------------------------------
+
+class MomentCache:
+    """E[Y_i Y_j] for the normalised atoms met so far, plus M_0(n) (index 0), under ``p``."""
+
+    def __init__(self, p, n: int, projection: str = "normalised"):
+        self.projection = projection
+        self.u, self.c = group_probabilities(p)
+        self.n = n
+        self.lf = _logfact(n + 2)
+        self.index = {}
+        self.m, self.k, self.w = [n], [0], [1]
+        self.G = np.empty((64, 64))
+        one = np.array([n], dtype=np.int64), np.array([0], dtype=np.int64), np.array([1], dtype=np.int64)
+        self.G[0, 0] = K.gram(self.u, self.c, *one, self.lf)[0, 0]
+
+    def ids(self, keys) -> np.ndarray:
+        new = [key for key in dict.fromkeys(keys) if key not in self.index]
+        if new:
+            self._add(new)
+        index = self.index
+        return np.array([index[key] for key in keys], dtype=np.int64)
+
+    def _add(self, new):
+        A, B = len(self.m), len(new)
+        if A + B > self.G.shape[0]:
+            cap = max(2 * self.G.shape[0], A + B)
+            G = np.empty((cap, cap))
+            G[:A, :A] = self.G[:A, :A]
+            self.G = G
+        for i, key in enumerate(new):
+            self.index[key] = A + i
+            self.m.append(key[0])
+            self.k.append(key[1])
+            self.w.append(0)
+        m, k, w = (np.array(x, dtype=np.int64) for x in (self.m, self.k, self.w))
+        X = K.cross_moments(self.u, self.c, m[A:], k[A:], w[A:], m, k, w, self.lf)
+        self.G[A:A + B, :A + B] = X
+        self.G[:A + B, A:A + B] = X.T
+
+    def mse(self, genome: dict) -> float:
+        """E[(projected estimator - M_0(n))^2]."""
+        proj = project(genome, self.n, self.projection)
+        if not proj:
+            return float(self.G[0, 0])
+        keys = list(proj)
+        ids = self.ids(keys)
+        a = np.array([float(proj[key]) for key in keys])
+        return float(K.quad_mse(self.G, ids, a))
+
+    @property
+    def size(self) -> int:
+        return len(self.m)
+
+
+# ---------------------------------------------------------------------------------------
+# the evolutionary search
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class SearchResult:
+    """Outcome of :func:`evolve`: the best genome, its estimator and the search history."""
+
+    genome: dict
+    estimator: Estimator
+    fitness: float
+    initial_fitness: float
+    generations: int
+    history: pd.DataFrame = field(repr=False)
+    seconds: float = 0.0
+    atoms: int = 0
+
+
+def _tournament(pop, fit, size, count, rng):
+    idx = rng.integers(0, len(pop), size=(count, size))
+    best = np.argmin(np.asarray(fit)[idx], axis=1)
+    return [pop[idx[i, best[i]]] for i in range(count)]
+
+
+def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tournament: int = 3,
+           ngen: int = 100, block: int = 100, max_gen: int = 2000, improve_tol: float = 0.05,
+           stall_tol: float = 0.01, prune_tol: float = 1e-4, variant: str = "identity",
+           projection: str = "normalised", seed=None) -> SearchResult:
+    """Evolve an estimator of M_0(n) minimising the exact MSE under ``p_search``.
+
+    Parameters
+    ----------
+    p_search : array (S',)
+        The distribution the fitness is computed under (the plug-in estimate from the sample
+        in the distribution-free setting, see :func:`plug_in_distribution`).
+    n : int
+        Sample size.
+    max_terms : int
+        Mutants with more terms are discarded (the paper: 20).
+    n_parents, tournament : int
+        Parents per generation (40) chosen by tournaments of this size (3).
+    ngen, block, max_gen : int
+        Generations before the first stopping test, extension per block, hard cap.
+    improve_tol, stall_tol : float
+        Continue after a block if the best fitness improved by more than ``improve_tol``
+        (relative) over the block, or by less than ``stall_tol`` over the start.
+    prune_tol : float
+        Terms with |a| <= prune_tol are dropped after a mutation (the authors' 1e-4).
+    seed : int, SeedSequence or Generator
+    """
+    p_search = check_probability_vector("p_search", p_search)
+    n = check_int("n", n, low=1)
+    max_terms = check_int("max_terms", max_terms, low=1)
+    n_parents = check_int("n_parents", n_parents, low=1)
+    tournament = check_int("tournament", tournament, low=1)
+    ngen = check_int("ngen", ngen, low=1)
+    block = check_int("block", block, low=1)
+    max_gen = check_int("max_gen", max_gen, low=ngen)
+    improve_tol = check_real("improve_tol", improve_tol, low=0)
+    stall_tol = check_real("stall_tol", stall_tol, low=0)
+    prune_tol = check_real("prune_tol", prune_tol, low=0)
+    rng = as_generator(seed)
+    t0 = time.perf_counter()
+    cache = MomentCache(p_search, n, projection)
+    base = start_genome(n)
+    f_base = cache.mse(base)
+    pop, fit = [base], [f_base]
+    block_best = f_base
+    limit, g = ngen, 0
+    rows = []
+    while g < limit:
+        g += 1
+        order = np.argsort(fit, kind="stable")
+        top = [(pop[i], fit[i]) for i in order[:3]]
+        parents = _tournament(pop, fit, tournament, n_parents, rng)
+        parent_fit = {id(x): f for x, f in zip(pop, fit)}
+        cand = [(x, parent_fit[id(x)]) for x in parents]
+        for x in parents:
+            child, _ = mutate(x, n, rng, prune_tol=prune_tol, variant=variant)
+            if not child or len(child) > max_terms:
+                continue
+            cand.append((child, cache.mse(child)))
+        cand += [(base, f_base)] + top
+        seen, pop, fit = set(), [], []
+        for x, f in cand:
+            if f not in seen:
+                seen.add(f)
+                pop.append(x)
+                fit.append(f)
+        best = min(fit)
+        rows.append((g, best, len(pop), cache.size))
+        if g >= limit and limit < max_gen:
+            if (block_best - best) / block_best > improve_tol:
+                limit += block
+                block_best = best
+            elif (f_base - best) / f_base < stall_tol:
+                limit += block
+            limit = min(limit, max_gen)
+    i = int(np.argmin(fit))
+    history = pd.DataFrame(rows, columns=["generation", "best_fitness", "population", "atoms"])
+    return SearchResult(pop[i], to_estimator(pop[i], n, projection=projection), fit[i], f_base, g, history,
+                        time.perf_counter() - t0, cache.size)
+
+
+def search(sample=None, *, counts=None, n: int | None = None, seed=None, **ga) -> SearchResult:
+    """Distribution-free search from a sample alone: plug-in p, then :func:`evolve`."""
+    c = counts_from_sample(sample) if counts is None else _as_counts(counts)
+    n_obs = int(c.sum())
+    if n is not None and check_int("n", n, low=1) != n_obs:
+        raise ValueError(f"n must equal the sample size {n_obs}; got {n}")
+    return evolve(plug_in_distribution(counts=c), n_obs, seed=seed, **ga)
+
+
+def search_run(distribution: str, S: int, n: int, *, seed=0, **ga) -> dict:
+    """One run of the paper's experiment: draw p (Dirichlet) and a sample, search, judge under p.
+
+    Returns a dict with the exact MSE of the evolved estimator and of Good–Turing under the
+    true p, their ratio, success (evolved < Good–Turing), generations, the formula, seconds.
+    """
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}; got {distribution!r}")
+    S = check_int("S", S, low=1)
+    n = check_int("n", n, low=1)
+    p = make_distribution(distribution, S, seed=child_seed(seed, "p"))
+    labels = draw_sample(p, n, seed=child_seed(seed, "sample"))
+    res = search(labels, seed=child_seed(seed, "ga"), **ga)
+    evo = exact_moments(res.estimator, p, n)
+    gt = exact_moments(good_turing(n), p, n)
+    return dict(distribution=distribution, S=S, n=n, seed=seed, gt_mse=gt.mse, evo_mse=evo.mse,
+                ratio=evo.mse / gt.mse, success=bool(evo.mse < gt.mse), evo_bias=evo.bias, evo_var=evo.var,
+                plug_in_fitness=res.fitness, plug_in_gt=res.initial_fitness, generations=res.generations,
+                n_terms=res.estimator.n_terms, atoms=res.atoms, seconds=res.seconds,
+                formula=str(res.estimator), _estimator=res.estimator)
