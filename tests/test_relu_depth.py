@@ -61,8 +61,8 @@ def test_det_kernel_matches_py_func_and_fractions():
     M = rng.integers(-5, 6, size=(20, 4, 4)).astype(np.int64)
     jit = _kernels.det_batch(M)
     assert np.array_equal(jit, _kernels.det_batch.py_func(M))
-    from sympy import Matrix
-    assert [int(v) for v in jit] == [int(Matrix(m.tolist()).det()) for m in M]
+    from benchmarks.relu_depth import _det_fraction
+    assert [int(v) for v in jit] == [int(_det_fraction(m)) for m in M]
 
 
 # --------------------------------------------------------------------------- networks
@@ -212,3 +212,11 @@ def test_bad_input_errors():
     with pytest.raises(ValueError, match="mismatched layer shapes: inner has 1 outputs"):
         max_network(3).compose(max2_network().compose(ReLUNetwork([[[1, 1]], [[1]]])))
     assert to_fraction("w", 0.5, allow_float=True) == Fraction(1, 2)
+
+
+def test_dfs_enumeration_matches_bruteforce_over_all_patterns():
+    from benchmarks.relu_depth import _regions_bruteforce
+
+    net = max_network(2)
+    regions, stats = enumerate_regions(net)
+    assert len(regions) == _regions_bruteforce(net) == 5
