@@ -86,7 +86,7 @@ def _construction_row(n, n_points, certify, tropical, seed):
        statement="The balanced max-tournament represents F_n = max(0, x_1..x_n) exactly for n = 1..32 with "
                  "ceil(log2(n+1)) hidden layers and weights in {-1, 0, 1}",
        scales={"ci": dict(n_max=32, n_points=100, n_certify=4, n_tropical=3),
-               "full": dict(n_max=32, n_points=1000, n_certify=7, n_tropical=5)})
+               "full": dict(n_max=32, n_points=1000, n_certify=7, n_tropical=6)})
 def fn_construction_exact(*, n_max, n_points, n_certify, n_tropical, seed):
     rows = [_construction_row(n, n_points, n <= n_certify, n <= n_tropical, seed + n) for n in range(1, n_max + 1)]
     table = pd.DataFrame(rows)

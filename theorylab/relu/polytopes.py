@@ -37,7 +37,7 @@ _DET_SAFE = 2 ** 30      # Hadamard bound below which int64 Bareiss cannot overf
 class Polytope:
     """A polytope conv(num / den) with integer vertex numerators ``num`` (m, n) and ``den`` >= 1."""
 
-    __slots__ = ("num", "den")
+    __slots__ = ("num", "den", "_strict", "_strict_cache")
 
     def __init__(self, num, den: int = 1, *, prune: bool = True):
         num = np.asarray(num, dtype=np.int64)
@@ -48,6 +48,7 @@ class Polytope:
         if g > 1:
             num, den = num // g, den // g
         self.num, self.den = num, den
+        self._strict = None
         if prune:
             self.num = _vertices(self.num)
 
@@ -78,14 +79,48 @@ class Polytope:
             return Polytope(np.zeros((1, self.ambient_dim), dtype=np.int64), 1, prune=False)
         return Polytope(self.num * w.numerator, self.den * w.denominator, prune=False)
 
+    def strict_vertices(self):
+        """The vertex numerators, each certified exactly by a separating functional.
+
+        Qhull may keep a few points that lie on a face but are not vertices (degenerate input);
+        here every kept point v needs a rational c with c.(v - u) > 0 for all other points u
+        (checked in integers), found by an LP with margin 1; points with no such c are dropped.
+        """
+        if getattr(self, "_strict", None) is None:
+            pts = self.num
+            keep = []
+            for i in range(pts.shape[0]):
+                if pts.shape[0] == 1 or _separable(pts, i):
+                    keep.append(i)
+            self._strict_cache = pts[keep]
+            self._strict = True
+        return self._strict_cache
+
     def key(self):
-        return self.den, frozenset(map(tuple, self.num.tolist()))
+        return self.den, frozenset(map(tuple, self.strict_vertices().tolist()))
 
     def __eq__(self, other):
         return isinstance(other, Polytope) and self.key() == other.key()
 
     def __repr__(self):
         return f"Polytope({self.n_vertices} vertices in R^{self.ambient_dim}, den={self.den})"
+
+
+def _separable(pts, i) -> bool:
+    """Exact check that point i is a vertex of conv(pts): a c with c.(v - u) >= 1 for all u != v."""
+    from scipy.optimize import linprog
+
+    v = pts[i]
+    diff = np.delete(pts, i, axis=0) - v                    # need c.diff <= -1
+    res = linprog(np.zeros(pts.shape[1]), A_ub=diff.astype(float), b_ub=-np.ones(diff.shape[0]),
+                  bounds=[(None, None)] * pts.shape[1], method="highs")
+    if res.status != 0:
+        return False
+    for den in (1, 2 ** 10, 2 ** 20, 2 ** 30):
+        c = [Fraction(round(x * den), den) for x in res.x]
+        if all(sum(ci * int(d) for ci, d in zip(c, row)) < 0 for row in diff):
+            return True
+    return False
 
 
 def _affine_rank(num) -> int:
