@@ -1,0 +1,18 @@
+"""SDE models of adaptive optimizers (Compagnoni et al., "Adaptive Methods through the Lens of
+SDEs: Theoretical Insights on the Role of Noise", ICLR 2025, arXiv 2411.15958).
+
+* :mod:`~theorylab.sde.engine`: Euler–Maruyama (user SDEs and built-in models), coupled
+  step-size levels, strong/weak error tables (proved on OU and GBM);
+* :mod:`~theorylab.sde.optimizers`: SGD, SignSGD, RMSpropW, AdamW on quadratics with Gaussian
+  or Student-t gradient noise, their SDEs, and coupled optimizer/SDE runs;
+* :mod:`~theorylab.sde.theory`: the closed forms checked by ``validations/adaptive_sde.py``.
+"""
+
+from .engine import (convergence_table, coupled_terminal, euler_maruyama, gbm_exact, ou_moments,
+                     simulate_test_sde)
+from .optimizers import (NOISES, OPTIMIZERS, Quadratic, Run, run_coupled, run_optimizer, run_sde, sign_mean,
+                         sign_mean_table)
+from .theory import (adaptive_stationary_loss, phase_of, scale_hyperparameters, sgd_stationary_loss,
+                     signsgd_phase1_loss, signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
+
+__all__ = [n for n in dir() if not n.startswith("_")]

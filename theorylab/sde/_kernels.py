@@ -1,0 +1,438 @@
+"""Jitted kernels of theorylab.sde: Euler–Maruyama for diagonal-noise SDEs, and the
+discrete optimizers (SGD, SignSGD, RMSpropW, AdamW) on a quadratic with injected noise.
+
+Conventions (see DEVELOPERS.md): no input checking and no I/O here; the validated API is
+in :mod:`theorylab.sde.engine` and :mod:`theorylab.sde.optimizers`.  Every parallel kernel
+takes one seed per path and calls ``np.random.seed(seeds[i])`` inside the ``prange`` body,
+so a path's numbers do not depend on the thread count.
+
+A path that becomes non-finite (or exceeds ``BLOWUP`` in absolute value) is stopped and its
+step is returned in ``diverged`` (``-1`` if it did not diverge); the Python layer raises
+:class:`theorylab.core.SimulationDiverged` naming the step and path.
+
+Built-in SDE models (``model`` argument); state ``y`` and diagonal noise on the first
+``n_noise`` components:
+
+=========  ======================================================================  ======
+model      SDE (Itô)                                                               state
+=========  ======================================================================  ======
+OU         dY = th (mu - Y) dt + s dW                         p = [th, mu, s]      Y
+GBM        dY = mu Y dt + s Y dW                              p = [mu, s]          Y
+SGD        dX = -(H X + theta X) dt + sqrt(eta) sig dW                             X
+SIGNSGD    dX = -S(H X / sig) dt + sqrt(eta) sqrt(1 - S^2) dW  (Compagnoni et al.  X
+           Thm 3.2 / Cor 3.3; S(y) = E sign(y + xi) = 1 - 2 P(y + xi < 0))
+RMSPROPW   dX = -(H X / P + theta X) dt + sqrt(eta) sig / P dW, P = sqrt(V) + eps  X, V
+           dV = rho2 ((H X)^2 + sig^2 - V) dt
+ADAMW      dX = -(Mh / (sqrt(Vh) + eps) + theta X) dt,                           X, M, V
+           Mh = M / g1(t), Vh = V / g2(t), gi(t) = 1 - exp(-rho_i t)
+           dM = rho1 (H X - M) dt + sqrt(eta) rho1 sig dW
+           dV = rho2 ((H X)^2 + sig^2 - V) dt
+=========  ======================================================================  ======
+
+For RMSPROPW/ADAMW the Euler–Maruyama step updates (M, V) first and then X with the updated
+moments and the bias corrections at the end of the step (a Gauss–Seidel ordering of the
+same first-order scheme): it avoids the 0/0 of g1(0) = g2(0) = 0 and is, at dt = eta, the
+moment-matched counterpart of the discrete optimizer step.
+
+Optimizer parameters ``p = [eta, beta1, beta2, eps, theta, noise, nu]`` with ``noise`` 0 for
+Gaussian and 1 for Student-t(nu); SDE parameters ``p = [eta, rho1, rho2, eps, theta, noise]``
+with ``noise`` 0 (S = erf(y/sqrt 2)) or 1 (S read from ``tab``, a table of
+S(tan u) on a uniform grid of u in [-pi/2, pi/2]).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+OU, GBM, SGD, SIGNSGD, RMSPROPW, ADAMW = 0, 1, 2, 3, 4, 5
+OPT_SGD, OPT_SIGNSGD, OPT_RMSPROPW, OPT_ADAMW = 0, 1, 2, 3
+BLOWUP = 1e100
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+
+
+@njit(cache=True)
+def sign_mean_table(y, tab):
+    """S(y) by linear interpolation of ``tab`` = S(tan u), u uniform on [-pi/2, pi/2]."""
+    n = tab.size
+    u = (math.atan(y) + 0.5 * math.pi) / math.pi * (n - 1)
+    k = int(u)
+    if k >= n - 1:
+        return tab[n - 1]
+    if k < 0:
+        return tab[0]
+    w = u - k
+    return (1.0 - w) * tab[k] + w * tab[k + 1]
+
+
+@njit(cache=True)
+def quad_grad(H, x, g):
+    """g = H x (H symmetric, dense)."""
+    d = x.size
+    for i in range(d):
+        acc = 0.0
+        for j in range(d):
+            acc += H[i, j] * x[j]
+        g[i] = acc
+
+
+@njit(cache=True)
+def quad_loss(H, x):
+    """f(x) = x^T H x / 2."""
+    d = x.size
+    acc = 0.0
+    for i in range(d):
+        row = 0.0
+        for j in range(d):
+            row += H[i, j] * x[j]
+        acc += x[i] * row
+    return 0.5 * acc
+
+
+@njit(cache=True)
+def draw_noise(kind, nu):
+    """One standard noise draw: N(0, 1) (kind 0) or Student-t(nu) (kind 1; Cauchy for nu = 1)."""
+    if kind == 0:
+        return np.random.standard_normal()
+    if nu == 1.0:
+        return np.random.standard_cauchy()
+    return np.random.standard_t(nu)
+
+
+@njit(cache=True)
+def em_step(model, t, dt, y, dw, H, sig, p, tab, g):
+    """One Euler–Maruyama step of ``model`` in place; ``dw`` holds the Brownian increments."""
+    if model == OU:
+        for i in range(y.size):
+            y[i] += p[0] * (p[1] - y[i]) * dt + p[2] * dw[i]
+        return
+    if model == GBM:
+        for i in range(y.size):
+            y[i] += p[0] * y[i] * dt + p[1] * y[i] * dw[i]
+        return
+    d = sig.size
+    eta, rho1, rho2, eps, theta, noise = p[0], p[1], p[2], p[3], p[4], p[5]
+    sq_eta = math.sqrt(eta)
+    x = y[:d]
+    quad_grad(H, x, g)
+    if model == SGD:
+        for i in range(d):
+            x[i] += -(g[i] + theta * x[i]) * dt + sq_eta * sig[i] * dw[i]
+    elif model == SIGNSGD:
+        for i in range(d):
+            yi = g[i] / sig[i]
+            if noise == 0:
+                s = math.erf(yi * _SQRT1_2)
+            else:
+                s = sign_mean_table(yi, tab)
+            x[i] += -s * dt + sq_eta * math.sqrt(max(1.0 - s * s, 0.0)) * dw[i]
+    elif model == RMSPROPW:
+        v = y[d:2 * d]
+        for i in range(d):
+            v[i] += rho2 * (g[i] * g[i] + sig[i] * sig[i] - v[i]) * dt
+            P = math.sqrt(max(v[i], 0.0)) + eps
+            x[i] += -(g[i] / P + theta * x[i]) * dt + sq_eta * sig[i] / P * dw[i]
+    else:  # ADAMW
+        m = y[d:2 * d]
+        v = y[2 * d:3 * d]
+        t1 = t + dt
+        g1 = 1.0 - math.exp(-rho1 * t1)
+        g2 = 1.0 - math.exp(-rho2 * t1)
+        for i in range(d):
+            m[i] += rho1 * (g[i] - m[i]) * dt + sq_eta * rho1 * sig[i] * dw[i]
+            v[i] += rho2 * (g[i] * g[i] + sig[i] * sig[i] - v[i]) * dt
+            vh = max(v[i], 0.0) / g2
+            x[i] += -((m[i] / g1) / (math.sqrt(vh) + eps) + theta * x[i]) * dt
+
+
+@njit(cache=True)
+def _bad(y):
+    for i in range(y.size):
+        if not (abs(y[i]) < BLOWUP):
+            return True
+    return False
+
+
+@njit(cache=True, parallel=True)
+def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, seeds):
+    """Euler–Maruyama paths of a built-in model; records the state every ``record_every`` steps.
+
+    Returns ``(states (n_paths, n_rec, dim), diverged (n_paths,))``; record 0 is ``y0``.
+    """
+    n_paths = seeds.size
+    dim = y0.size
+    n_rec = n_steps // record_every + 1
+    out = np.full((n_paths, n_rec, dim), np.nan)
+    diverged = np.full(n_paths, -1, dtype=np.int64)
+    sq_dt = math.sqrt(dt)
+    for i in prange(n_paths):
+        np.random.seed(seeds[i])
+        y = y0.copy()
+        dw = np.zeros(dim)
+        g = np.zeros(sig.size)
+        out[i, 0] = y
+        for k in range(n_steps):
+            for j in range(n_noise):
+                dw[j] = sq_dt * np.random.standard_normal()
+            em_step(model, t0 + k * dt, dt, y, dw, H, sig, p, tab, g)
+            if _bad(y):
+                diverged[i] = k + 1
+                break
+            if (k + 1) % record_every == 0:
+                out[i, (k + 1) // record_every] = y
+    return out, diverged
+
+
+@njit(cache=True, parallel=True)
+def em_levels(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, seeds):
+    """Terminal values of Euler–Maruyama at several step sizes driven by ONE Brownian path.
+
+    Level ``l`` takes steps of ``factors[l] * t_end / n_fine`` whose increments are sums of
+    ``factors[l]`` fine increments (the coupling of diffrax's strong-order test); every
+    factor must divide ``n_fine``.  Returns ``(y_T (n_paths, n_levels, dim), W_T
+    (n_paths, dim), diverged (n_paths,))``.
+    """
+    n_paths = seeds.size
+    dim = y0.size
+    n_lev = factors.size
+    yT = np.full((n_paths, n_lev, dim), np.nan)
+    WT = np.zeros((n_paths, dim))
+    diverged = np.full(n_paths, -1, dtype=np.int64)
+    h = t_end / n_fine
+    sq_h = math.sqrt(h)
+    for i in prange(n_paths):
+        np.random.seed(seeds[i])
+        ys = np.empty((n_lev, dim))
+        acc = np.zeros((n_lev, dim))
+        for l in range(n_lev):
+            ys[l] = y0
+        g = np.zeros(sig.size)
+        w = np.zeros(dim)
+        bad = False
+        for k in range(n_fine):
+            for j in range(n_noise):
+                dwj = sq_h * np.random.standard_normal()
+                w[j] += dwj
+                for l in range(n_lev):
+                    acc[l, j] += dwj
+            for l in range(n_lev):
+                f = factors[l]
+                if (k + 1) % f == 0:
+                    em_step(model, (k + 1 - f) * h, f * h, ys[l], acc[l], H, sig, p, tab, g)
+                    if _bad(ys[l]):
+                        bad = True
+                    for j in range(dim):
+                        acc[l, j] = 0.0
+            if bad:
+                diverged[i] = k + 1
+                break
+        if not bad:
+            yT[i] = ys
+        WT[i] = w
+    return yT, WT, diverged
+
+
+@njit(cache=True)
+def opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, noise, nu, xi):
+    """One step ``k`` (1-based) of the discrete optimizer with gradient H x + sig * xi."""
+    d = x.size
+    quad_grad(H, x, g)
+    for i in range(d):
+        gi = g[i] + sig[i] * xi[i]
+        if kind == OPT_SGD:
+            x[i] -= eta * (gi + theta * x[i])
+        elif kind == OPT_SIGNSGD:
+            s = 1.0 if gi > 0 else (-1.0 if gi < 0 else 0.0)
+            x[i] -= eta * s
+        elif kind == OPT_RMSPROPW:
+            v[i] = beta2 * v[i] + (1.0 - beta2) * gi * gi
+            x[i] -= eta * (gi / (math.sqrt(v[i]) + eps) + theta * x[i])
+        else:
+            m[i] = beta1 * m[i] + (1.0 - beta1) * gi
+            v[i] = beta2 * v[i] + (1.0 - beta2) * gi * gi
+            mh = m[i] / (1.0 - beta1 ** k)
+            vh = v[i] / (1.0 - beta2 ** k)
+            x[i] -= eta * (mh / (math.sqrt(vh) + eps) + theta * x[i])
+
+
+@njit(cache=True, parallel=True)
+def opt_run(kind, x0, v0, H, sig, p, n_steps, record_every, seeds):
+    """Discrete optimizer paths on f(x) = x^T H x / 2; records the loss every ``record_every``.
+
+    ``p = [eta, beta1, beta2, eps, theta, noise, nu]``; ``v0`` initialises RMSpropW's second
+    moment (AdamW starts from m = v = 0 with bias corrections).  Returns
+    ``(loss (n_paths, n_rec), x_final (n_paths, d), diverged (n_paths,))``.
+    """
+    n_paths = seeds.size
+    d = x0.size
+    n_rec = n_steps // record_every + 1
+    loss = np.full((n_paths, n_rec), np.nan)
+    xf = np.full((n_paths, d), np.nan)
+    diverged = np.full(n_paths, -1, dtype=np.int64)
+    eta, beta1, beta2, eps, theta = p[0], p[1], p[2], p[3], p[4]
+    noise = int(p[5])
+    nu = p[6]
+    for i in prange(n_paths):
+        np.random.seed(seeds[i])
+        x = x0.copy()
+        m = np.zeros(d)
+        v = v0.copy() if kind == OPT_RMSPROPW else np.zeros(d)
+        g = np.zeros(d)
+        xi = np.zeros(d)
+        loss[i, 0] = quad_loss(H, x)
+        bad = False
+        for k in range(1, n_steps + 1):
+            for j in range(d):
+                xi[j] = draw_noise(noise, nu)
+            opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, noise, nu, xi)
+            if _bad(x):
+                diverged[i] = k
+                bad = True
+                break
+            if k % record_every == 0:
+                loss[i, k // record_every] = quad_loss(H, x)
+        if not bad:
+            xf[i] = x
+    return loss, xf, diverged
+
+
+@njit(cache=True, parallel=True)
+def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_every, seeds):
+    """The discrete optimizer and Euler–Maruyama of its SDE (``n_sub`` steps of eta/n_sub
+    per optimizer step) driven by the same Gaussian numbers.
+
+    Per optimizer step and coordinate, ``n_sub`` standard normals z_j give the SDE's
+    increments sqrt(eta/n_sub) z_j and the optimizer's gradient noise -/+ sum_j z_j / sqrt(n_sub)
+    (exactly N(0, 1), oriented so the noise moves X the same way in both): each marginal is exact, and the pathwise difference of the losses has
+    a much smaller variance than two independent runs (a control-variate estimator of the
+    weak error).  Returns ``(loss_opt, loss_sde (n_paths, n_rec), diverged)``.
+    """
+    n_paths = seeds.size
+    d = x0.size
+    n_rec = n_steps // record_every + 1
+    lo = np.full((n_paths, n_rec), np.nan)
+    ls = np.full((n_paths, n_rec), np.nan)
+    diverged = np.full(n_paths, -1, dtype=np.int64)
+    eta, beta1, beta2, eps, theta = p_opt[0], p_opt[1], p_opt[2], p_opt[3], p_opt[4]
+    model = SGD
+    if kind == OPT_SIGNSGD:
+        model = SIGNSGD
+    elif kind == OPT_RMSPROPW:
+        model = RMSPROPW
+    elif kind == OPT_ADAMW:
+        model = ADAMW
+    dim = d
+    if model == RMSPROPW:
+        dim = 2 * d
+    elif model == ADAMW:
+        dim = 3 * d
+    dt = eta / n_sub
+    sq_dt = math.sqrt(dt)
+    # orientation: the SDE's dW enters X with a + sign for SGD/SignSGD/RMSpropW (gradient noise
+    # enters the step with a - sign) and M with a + sign for AdamW
+    inv_sq_sub = (1.0 if kind == OPT_ADAMW else -1.0) / math.sqrt(n_sub)
+    for i in prange(n_paths):
+        np.random.seed(seeds[i])
+        x = x0.copy()
+        m = np.zeros(d)
+        v = v0.copy() if kind == OPT_RMSPROPW else np.zeros(d)
+        g = np.zeros(d)
+        gs = np.zeros(d)
+        xi = np.zeros(d)
+        y = np.zeros(dim)
+        y[:d] = x0
+        if model == RMSPROPW:
+            y[d:] = v0
+        dw = np.zeros(dim)
+        lo[i, 0] = quad_loss(H, x)
+        ls[i, 0] = lo[i, 0]
+        bad = False
+        for k in range(1, n_steps + 1):
+            for j in range(d):
+                xi[j] = 0.0
+            for s in range(n_sub):
+                for j in range(d):
+                    z = np.random.standard_normal()
+                    xi[j] += z * inv_sq_sub
+                    dw[j] = sq_dt * z
+                em_step(model, (k - 1) * eta + s * dt, dt, y, dw, H, sig, p_sde, tab, gs)
+            opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, 0, 1.0, xi)
+            if _bad(x) or _bad(y):
+                diverged[i] = k
+                bad = True
+                break
+            if k % record_every == 0:
+                lo[i, k // record_every] = quad_loss(H, x)
+                ls[i, k // record_every] = quad_loss(H, y[:d])
+        if bad:
+            lo[i, :] = np.nan
+            ls[i, :] = np.nan
+    return lo, ls, diverged
+
+
+@njit(cache=True, parallel=True)
+def signsgd_sde_final(x0, H_diag, sig, eta, dt, n_steps, seeds):
+    """Benchmark kernel: final state of the Gaussian SignSGD SDE (Cor. 3.3) with diagonal H.
+
+    The same arithmetic as ``em_step(SIGNSGD, ...)`` for a diagonal Hessian, without the
+    dense product, so it measures the cost of the step itself (normal draw, erf, sqrt).
+    """
+    n_paths = seeds.size
+    d = x0.size
+    out = np.empty((n_paths, d))
+    sq = math.sqrt(eta) * math.sqrt(dt)
+    for i in prange(n_paths):
+        np.random.seed(seeds[i])
+        x = x0.copy()
+        for k in range(n_steps):
+            for j in range(d):
+                s = math.erf(H_diag[j] * x[j] / sig[j] * _SQRT1_2)
+                x[j] += -s * dt + sq * math.sqrt(1.0 - s * s) * np.random.standard_normal()
+        out[i] = x
+    return out
+
+
+@njit
+def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b):
+    """One Euler–Maruyama path of a user SDE (drift/diffusion are jitted functions
+    ``f(t, y, params, out)`` writing the drift and the diagonal diffusion into ``out``)."""
+    dim = y0.size
+    n_rec = n_steps // record_every + 1
+    out = np.full((n_rec, dim), np.nan)
+    y = y0.copy()
+    out[0] = y
+    sq = math.sqrt(dt)
+    for k in range(n_steps):
+        t = t0 + k * dt
+        drift(t, y, params, a)
+        diffusion(t, y, params, b)
+        for j in range(dim):
+            y[j] += a[j] * dt + b[j] * sq * np.random.standard_normal()
+        if _bad(y):
+            return out, k + 1
+        if (k + 1) % record_every == 0:
+            out[(k + 1) // record_every] = y
+    return out, -1
+
+
+@njit(parallel=True)
+def em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seeds):
+    """Euler–Maruyama for user-supplied jitted drift/diffusion, parallel over paths.
+
+    Not cached: numba compiles it once per (drift, diffusion) pair and process.
+    """
+    n_paths = seeds.size
+    dim = y0.size
+    n_rec = n_steps // record_every + 1
+    res = np.full((n_paths, n_rec, dim), np.nan)
+    diverged = np.full(n_paths, -1, dtype=np.int64)
+    for i in prange(n_paths):
+        np.random.seed(seeds[i])
+        a = np.zeros(dim)
+        b = np.zeros(dim)
+        path, dv = em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b)
+        res[i] = path
+        diverged[i] = dv
+    return res, diverged

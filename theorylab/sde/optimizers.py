@@ -1,0 +1,307 @@
+"""Discrete optimizers and their SDEs on quadratics with injected gradient noise.
+
+Setting of Compagnoni, Liu, Islamov, Proske, Orvieto, Lucchi, "Adaptive Methods through the
+Lens of SDEs", ICLR 2025 (arXiv 2411.15958): the stochastic gradient is
+``grad f(x) + Z`` with ``Z = s * xi``, ``s = sigma / sqrt(batch)`` per coordinate, and ``xi``
+i.i.d. standard Gaussian or Student-t(nu) (nu = 1 is Cauchy).  The objective is
+``f(x) = x^T H x / 2`` with a symmetric positive definite ``H`` (diagonal or not).
+
+Optimizers (``optimizer=``): ``"sgd"``, ``"signsgd"``, ``"rmspropw"`` (no bias correction,
+second moment started at ``v0``), ``"adamw"`` (m = v = 0 with bias corrections).  Weight
+decay ``theta`` is decoupled: ``x <- x - eta (u + theta x)``.
+
+SDEs (time ``t = k eta``; see :mod:`theorylab.sde._kernels` for the equations):
+SignSGD Thm 3.2 with S(y) = 1 - 2 P(y + xi < 0) (erf for Gaussian noise, Cor. 3.3; the
+Student-t CDF otherwise); SGD ``dX = -grad f dt + sqrt(eta) Sigma^(1/2) dW``; RMSpropW and
+AdamW with ``rho_i = (1 - beta_i) / eta`` and bias corrections ``1 - exp(-rho_i t)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from theorylab.core import (check_array, check_choice, check_int, check_positive, check_real, spawn_seeds)
+
+from . import _kernels as K
+from .engine import raise_if_diverged
+
+OPTIMIZERS = ("sgd", "signsgd", "rmspropw", "adamw")
+NOISES = ("gaussian", "student_t")
+_OPT_CODE = {"sgd": K.OPT_SGD, "signsgd": K.OPT_SIGNSGD, "rmspropw": K.OPT_RMSPROPW, "adamw": K.OPT_ADAMW}
+_SDE_CODE = {"sgd": K.SGD, "signsgd": K.SIGNSGD, "rmspropw": K.RMSPROPW, "adamw": K.ADAMW}
+_TABLE_SIZE = 8193
+_TABLES: dict = {}
+
+
+@dataclass(frozen=True)
+class Quadratic:
+    """``f(x) = x^T H x / 2`` with symmetric positive definite ``H`` (minimum 0 at x = 0)."""
+
+    H: np.ndarray
+
+    def __post_init__(self):
+        H = check_array("H", self.H, ndim=2)
+        if H.shape[0] != H.shape[1] or H.shape[0] < 1:
+            raise ValueError(f"H must be a square (d, d) matrix; got shape {H.shape}")
+        if not np.allclose(H, H.T, atol=1e-12 * max(1.0, np.abs(H).max())):
+            raise ValueError("H must be symmetric")
+        ev = np.linalg.eigvalsh(H)
+        if ev.min() <= 0:
+            raise ValueError(f"H must be positive definite; got smallest eigenvalue {ev.min():.3g}")
+        object.__setattr__(self, "H", H)
+
+    @classmethod
+    def diagonal(cls, h):
+        """Diagonal Hessian ``diag(h)``."""
+        h = check_array("h", np.atleast_1d(h), ndim=1)
+        return cls(np.diag(h))
+
+    @classmethod
+    def rotated(cls, h, *, seed=0):
+        """Non-diagonal Hessian ``Q diag(h) Q^T`` with a random orthogonal ``Q``."""
+        h = check_array("h", np.atleast_1d(h), ndim=1)
+        q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((h.size, h.size)))
+        q = q * np.sign(np.diag(r))
+        H = (q * h) @ q.T
+        return cls(0.5 * (H + H.T))
+
+    @property
+    def d(self) -> int:
+        return self.H.shape[0]
+
+    @property
+    def mu(self) -> float:
+        """Smallest eigenvalue (strong convexity / PL constant)."""
+        return float(np.linalg.eigvalsh(self.H)[0])
+
+    @property
+    def L(self) -> float:
+        return float(np.linalg.eigvalsh(self.H)[-1])
+
+    def loss(self, x):
+        x = np.asarray(x, dtype=float)
+        return 0.5 * np.einsum("...i,ij,...j->...", x, self.H, x)
+
+    def grad(self, x):
+        return np.asarray(x, dtype=float) @ self.H
+
+
+@dataclass
+class Run:
+    """Loss trajectories of ``n_paths`` paths recorded at times ``t`` (= step * eta)."""
+
+    t: np.ndarray
+    step: np.ndarray
+    loss: np.ndarray
+    info: dict = field(default_factory=dict)
+
+    def mean(self):
+        """Mean loss over paths at each recorded time."""
+        return self.loss.mean(axis=0)
+
+    def se(self):
+        return self.loss.std(axis=0, ddof=1) / np.sqrt(self.loss.shape[0])
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"t": self.t, "step": self.step, "mean_loss": self.mean(), "se": self.se()})
+
+
+def sign_mean(y, *, noise="gaussian", nu=None):
+    """``S(y) = E sign(y + xi) = 1 - 2 P(xi < -y)`` for standard noise ``xi`` (Thm 3.2 drift).
+
+    Gaussian: ``erf(y / sqrt 2)`` (Cor. 3.3); Student-t(nu): ``2 F_nu(y) - 1``.
+    """
+    noise = check_choice("noise", noise, NOISES)
+    y = np.asarray(y, dtype=float)
+    if noise == "gaussian":
+        return special.erf(y / np.sqrt(2.0))
+    nu = check_positive("nu", nu)
+    return 2.0 * stats.t.cdf(y, nu) - 1.0
+
+
+def sign_mean_table(noise, nu, n=_TABLE_SIZE):
+    """The kernel's lookup table of ``S(tan u)`` on a uniform grid of ``u`` in [-pi/2, pi/2]."""
+    key = (noise, None if nu is None else float(nu), n)
+    if key not in _TABLES:
+        u = np.linspace(-np.pi / 2, np.pi / 2, n)
+        y = np.tan(u)
+        y[0], y[-1] = -np.inf, np.inf
+        _TABLES[key] = np.ascontiguousarray(sign_mean(y, noise=noise, nu=nu))
+    return _TABLES[key]
+
+
+def _check_common(optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1, beta2, eps, theta):
+    optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
+    if not isinstance(quadratic, Quadratic):
+        raise TypeError(f"quadratic must be a theorylab.sde.Quadratic; got {type(quadratic).__name__}")
+    d = quadratic.d
+    x0 = check_array("x0", np.broadcast_to(np.asarray(x0, dtype=float), (d,)) if np.ndim(x0) == 0 else x0,
+                     shape=(d,))
+    eta = check_positive("eta", eta)
+    sig = np.asarray(sigma, dtype=float)
+    if sig.ndim == 0:
+        sig = np.full(d, float(check_positive("sigma", float(sig))))
+    sig = check_array("sigma", sig, shape=(d,))
+    if np.any(sig <= 0):
+        raise ValueError(f"sigma must be positive in every coordinate; got minimum {sig.min():.3g}")
+    noise = check_choice("noise", noise, NOISES)
+    if noise == "student_t":
+        if nu is None:
+            raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+        nu = check_positive("nu", nu)
+    else:
+        nu = 1.0
+    batch = check_real("batch", batch, low=0, low_open=True)
+    beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
+    beta2 = check_real("beta2", beta2, low=0, high=1, high_open=True)
+    eps = check_real("eps", eps, low=0)
+    theta = check_real("theta", theta, low=0)
+    s = np.ascontiguousarray(sig / np.sqrt(batch))
+    return optimizer, d, np.ascontiguousarray(x0), eta, s, noise, float(nu), beta1, beta2, eps, theta
+
+
+def _v0(v0, quadratic, x0, s, noise, nu):
+    """Default RMSpropW second moment: E g^2 at x0 (Gaussian-equivalent variance for t noise)."""
+    if v0 is None:
+        var = s ** 2 * (nu / (nu - 2) if noise == "student_t" and nu > 2 else 1.0)
+        return np.ascontiguousarray(quadratic.grad(x0) ** 2 + var)
+    v0 = np.asarray(v0, dtype=float)
+    v0 = np.full(quadratic.d, float(v0)) if v0.ndim == 0 else v0
+    v0 = check_array("v0", v0, shape=(quadratic.d,))
+    if np.any(v0 < 0):
+        raise ValueError(f"v0 must be non-negative; got minimum {v0.min():.3g}")
+    return np.ascontiguousarray(v0)
+
+
+def run_optimizer(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_paths=1000, noise="gaussian", nu=None,
+                  batch=1.0, beta1=0.9, beta2=0.999, eps=1e-8, theta=0.0, v0=None, record_every=1, seed=0):
+    """Run the discrete optimizer on ``quadratic`` with injected noise, ``n_paths`` paths.
+
+    Parameters
+    ----------
+    optimizer : {"sgd", "signsgd", "rmspropw", "adamw"}
+    quadratic : Quadratic
+    x0 : float or array (d,)
+        Initial point of every path.
+    eta : float
+        Learning rate (> 0).
+    sigma : float or array (d,)
+        Noise scale per coordinate (> 0); the injected noise is ``sigma / sqrt(batch) * xi``.
+    noise : {"gaussian", "student_t"}; nu : float
+        Distribution of ``xi``; Student-t needs ``nu > 0`` (``nu = 1``: Cauchy).
+    beta1, beta2, eps, theta : float
+        Adam/RMSprop moment parameters, epsilon and decoupled weight decay.
+    v0 : float or array, optional
+        RMSpropW's initial second moment (default ``grad f(x0)^2 + s^2``).
+    n_steps, record_every, seed : int
+
+    Returns
+    -------
+    Run
+        ``loss`` of shape (n_paths, n_steps // record_every + 1), times ``t = step * eta``.
+    """
+    optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
+        optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1, beta2, eps, theta)
+    n_steps = check_int("n_steps", n_steps, low=1)
+    n_paths = check_int("n_paths", n_paths, low=1)
+    record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    v0 = _v0(v0, quadratic, x0, s, noise, nu)
+    p = np.array([eta, beta1, beta2, eps, theta, 0.0 if noise == "gaussian" else 1.0, nu])
+    loss, xf, diverged = K.opt_run(_OPT_CODE[optimizer], x0, v0, quadratic.H, s, p, n_steps, record_every,
+                                   spawn_seeds(seed, n_paths))
+    raise_if_diverged(diverged, what=f"{optimizer} optimizer", eta=eta, noise=noise)
+    step = record_every * np.arange(loss.shape[1])
+    return Run(t=step * eta, step=step, loss=loss, info=dict(optimizer=optimizer, x_final=xf, eta=eta))
+
+
+def _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0):
+    d = quadratic.d
+    tab = np.zeros(2)
+    noise_code = 0.0
+    sig = s
+    if optimizer == "signsgd":
+        if noise == "student_t":
+            tab = sign_mean_table(noise, nu)
+            noise_code = 1.0
+    elif noise == "student_t":
+        if nu <= 2:
+            raise ValueError(f"the {optimizer} SDE needs finite noise variance: nu must be > 2 for "
+                             f"noise='student_t'; got nu={nu}")
+        sig = s * np.sqrt(nu / (nu - 2))
+    sig = np.ascontiguousarray(sig)
+    p = np.array([eta, (1 - beta1) / eta, (1 - beta2) / eta, eps, theta, noise_code])
+    if optimizer in ("sgd", "signsgd"):
+        y0 = x0.copy()
+    elif optimizer == "rmspropw":
+        y0 = np.concatenate([x0, v0])
+    else:
+        y0 = np.concatenate([x0, np.zeros(2 * d)])
+    return sig, p, tab, np.ascontiguousarray(y0)
+
+
+def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1000, noise="gaussian", nu=None,
+            batch=1.0, beta1=0.9, beta2=0.999, eps=1e-8, theta=0.0, v0=None, record_every=1, seed=0,
+            return_states=False):
+    """Integrate the optimizer's SDE by Euler–Maruyama with step ``dt = eta / n_sub``.
+
+    Same arguments as :func:`run_optimizer`; ``n_steps`` counts optimizer steps (horizon
+    ``t = n_steps * eta``) and ``record_every`` is in optimizer steps.  For SGD/RMSpropW/AdamW
+    with Student-t noise the SDE uses the noise variance ``s^2 nu / (nu - 2)`` (needs nu > 2).
+
+    Returns
+    -------
+    Run
+        ``loss`` (n_paths, n_rec); with ``return_states`` the full state is in ``info["states"]``.
+    """
+    optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
+        optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1, beta2, eps, theta)
+    n_steps = check_int("n_steps", n_steps, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1)
+    n_paths = check_int("n_paths", n_paths, low=1)
+    record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    v0 = _v0(v0, quadratic, x0, s, noise, nu)
+    sig, p, tab, y0 = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
+    states, diverged = K.em_run(_SDE_CODE[optimizer], y0, d, quadratic.H, sig, p, tab, 0.0, eta / n_sub,
+                                n_steps * n_sub, record_every * n_sub, spawn_seeds(seed, n_paths))
+    raise_if_diverged(diverged, what=f"{optimizer} SDE", step_unit="SDE step", eta=eta, n_sub=n_sub)
+    step = record_every * np.arange(states.shape[1])
+    loss = quadratic.loss(states[:, :, :d])
+    info = dict(optimizer=optimizer, eta=eta, dt=eta / n_sub)
+    if return_states:
+        info["states"] = states
+    return Run(t=step * eta, step=step, loss=loss, info=info)
+
+
+def run_coupled(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=4, n_paths=1000, batch=1.0, beta1=0.9,
+                beta2=0.999, eps=1e-8, theta=0.0, v0=None, record_every=1, seed=0):
+    """The optimizer and its SDE (Euler–Maruyama, ``dt = eta / n_sub``) on shared Gaussian noise.
+
+    The optimizer's noise at each step is the normalised sum of the ``n_sub`` Brownian
+    increments the SDE uses in that step, so both marginals are exact and
+    ``loss_opt - loss_sde`` is a low-variance estimator of the weak error of the SDE
+    approximation (Gaussian noise only).
+
+    Returns
+    -------
+    (Run, Run)
+        The optimizer's and the SDE's loss trajectories, path ``i`` coupled with path ``i``.
+    """
+    optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
+        optimizer, quadratic, x0, eta, sigma, "gaussian", None, batch, beta1, beta2, eps, theta)
+    n_steps = check_int("n_steps", n_steps, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1)
+    n_paths = check_int("n_paths", n_paths, low=2)
+    record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    v0 = _v0(v0, quadratic, x0, s, noise, nu)
+    sig, p_sde, tab, _ = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
+    p_opt = np.array([eta, beta1, beta2, eps, theta, 0.0, 1.0])
+    lo, ls, diverged = K.coupled_run(_OPT_CODE[optimizer], x0, v0, quadratic.H, s, p_opt, p_sde, tab, n_steps,
+                                     n_sub, record_every, spawn_seeds(seed, n_paths))
+    raise_if_diverged(diverged, what=f"{optimizer} optimizer/SDE pair", eta=eta)
+    step = record_every * np.arange(lo.shape[1])
+    info = dict(optimizer=optimizer, eta=eta, n_sub=n_sub)
+    return Run(step * eta, step, lo, dict(info)), Run(step * eta, step, ls, dict(info))
