@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from theorylab.core import Estimate, Fraction as FractionEvidence, Identity, Paper, claim, figure, mean_ci
+from theorylab.core import Bound, Estimate, Fraction as FractionEvidence, Identity, Paper, claim, figure, mean_ci
 from theorylab.core import as_generator, child_seed
 from theorylab.core.plotting import subplots
-from theorylab.missing_mass import (DISTRIBUTIONS, Estimator, brute_force_moments, exact_moments,
+from theorylab.missing_mass import (DISTRIBUTIONS, Estimator, family_optimum, brute_force_moments, exact_moments,
                                     exact_moments_rational, g_exact, genome_expectation, good_turing,
                                     make_distribution, minimal_bias, monte_carlo_mse, mutate, project,
                                     search_run, start_genome, to_estimator)
@@ -88,13 +88,14 @@ def authors_code_minimal_bias_variance(S: int, n: int) -> float:
 
 
 @functools.lru_cache(maxsize=16)
-def table3_runs(configs: tuple, seeds: int, max_gen: int, variant: str, projection: str, seed: int) -> pd.DataFrame:
+def table3_runs(configs: tuple, seeds: int, max_gen: int, variant: str, projection: str, seed: int,
+                prune_scale: str = "normalised") -> pd.DataFrame:
     """One search run per (distribution, S, n, seed index): the paper's Table 3 protocol."""
     rows = []
     for dist, S, n in configs:
         for i in range(seeds):
             r = search_run(dist, S, n, seed=child_seed(seed, dist, S, n, i), max_gen=max_gen, variant=variant,
-                           projection=projection)
+                           projection=projection, prune_scale=prune_scale)
             r.pop("_estimator")
             r["run"] = i
             rows.append(r)
@@ -115,8 +116,9 @@ AUTHORS_SCALES = {
 }
 
 
-def _headline(dists, grid, seeds, max_gen, seed, variant="identity", projection="normalised"):
-    df = table3_runs(_configs(dists, grid), seeds, max_gen, variant, projection, seed)
+def _headline(dists, grid, seeds, max_gen, seed, variant="identity", projection="normalised",
+              prune_scale="normalised"):
+    df = table3_runs(_configs(dists, grid), seeds, max_gen, variant, projection, seed, prune_scale)
     return df[df.n >= df.S]
 
 
@@ -312,29 +314,54 @@ def headline_success_rate(*, dists, grid, seeds, max_gen, threshold, seed):
        citation="Abstract (v2): 'our estimators' MSE is roughly 80% of the Good-Turing estimator's'; Table 3",
        statement="Mean MSE ratio evolved / Good–Turing (true p, runs with n >= S) is about 0.8 (±10% rel.)",
        scales=HEADLINE_SCALES, expect_reproduced=False,
-       why_not="with mutations that keep the expectation identity exactly, every evolved estimator is "
-               "Good–Turing plus expectation-neutral rewrites, and the search lowers the MSE by about 1% "
-               "(mean ratio ~0.99, also when the fitness uses the true p); the authors' code reaches lower "
-               "MSE because its case-2 mutation adds a term (g(n,k) -> g(n,k) + g(n+1,k+1)) and its projection "
-               "shrinks Phi_k(n+1) terms, i.e. it searches biased estimators (see headline_mse_ratio_authors_code)")
+       why_not="with mutations that keep the expectation identity exactly the search lowers the MSE by well "
+               "under 1%: full scale (6 distributions x 4 configurations with n >= S x 3 seeds, 2000 generations) "
+               "mean ratio 0.9967 [0.9959, 0.9975]; even the best expectation-preserving estimator knowing p "
+               "is only 0.97-0.9997 of GT (claim family_optimum), so 0.8 is out of reach of this family; the "
+               "authors' non-identity operators give 0.969 (claim headline_mse_ratio_authors_code)")
 def headline_mse_ratio(*, dists, grid, seeds, max_gen, seed):
     df = _headline(dists, grid, seeds, max_gen, seed)
     return _ratio_estimate(df, 0.8, 0.1, f"{len(df)} runs, max_gen={max_gen}, expectation-preserving mutations")
 
 
 @claim(PAPER, "headline_mse_ratio_authors_code", stream="headline",
-       citation="Abstract (v2), Table 3, with the mutation and projection as coded in helpf1var.py (mut, mut_avail)",
-       statement="With the authors' case-2 mutation and Phi-coordinate projection, the mean MSE ratio "
+       citation="Abstract (v2), Table 3, with mutation, projection, pruning as coded in helpf1var.py (mut, mut_avail)",
+       statement="With the authors' case-2 mutation, Phi-coordinate projection and pruning, the mean MSE ratio "
                  "evolved / Good–Turing (true p, n >= S) is about 0.8 (±10% rel.)",
        scales=AUTHORS_SCALES, expect_reproduced=False,
-       why_not="diagnostic run of the authors' (non-identity) operators; measured ratio is recorded, "
-               "not asserted: see the note for the numbers")
+       why_not="diagnostic: the authors' case 2 adds g(n+1,k+1) instead of rewriting g(n,k), their projection "
+               "maps coef*Phi_k(n+1) to coef*Phi_k(n) and their pruning drops |Phi coefficient| <= 1e-4; with all "
+               "three the search explores biased estimators, yet the mean ratio stays near 0.97 (0.9687 "
+               "[0.961, 0.976] at full scale without the pruning rule; single runs reach 0.68), not 0.8")
 def headline_mse_ratio_authors_code(*, dists, grid, seeds, max_gen, seed):
-    df = _headline(dists, grid, seeds, max_gen, seed, variant="authors_code", projection="phi")
+    df = _headline(dists, grid, seeds, max_gen, seed, variant="authors_code", projection="phi", prune_scale="phi")
     est = _ratio_estimate(df, 0.8, 0.1, "")
     est.note = (f"{len(df)} runs, max_gen={max_gen}; success rate {df.success.mean():.3f}; "
                 f"mean |bias| of evolved {df.evo_bias.abs().mean():.3g}")
     return est
+
+
+@claim(PAPER, "family_optimum",
+       citation="Abstract + Sec. 4: evolved estimators are representations of E[M_0] (implied by the ~0.8 headline)",
+       statement="The expectation-preserving family (atoms m in [n-6, n+1], k <= 8) contains an estimator whose "
+                 "exact MSE under the true p is at most 0.88 (0.8 + 10%) of Good–Turing's",
+       scales={"ci": dict(configs=(("uniform", 100, 100), ("half", 100, 100), ("zipfhalf", 100, 100))),
+               "full": dict(configs=tuple((d, S, n) for d in ("uniform", "half", "zipf", "zipfhalf")
+                                          for S, n in ((100, 100), (100, 200), (200, 200))))},
+       expect_reproduced=False,
+       why_not="the best expectation-preserving estimator over the window, knowing p exactly, has MSE 0.970 "
+               "(uniform), 0.971 (half), 0.991 (zipfhalf), 0.9997 (zipf) of GT at S = n = 100: the family "
+               "itself cannot give 0.8; an MSE of 0.8 needs estimators whose expectation differs from E[M_0]")
+def family_optimum_claim(*, configs, seed):
+    rows = []
+    for d, S, n in configs:
+        r = family_optimum(make_distribution(d, S), n)
+        rows.append(dict(distribution=d, S=S, n=n, **r))
+    t = pd.DataFrame(rows)
+    best = t.loc[t.ratio.idxmin()]
+    return Bound(value=float(best.ratio), bound=0.88, side="<=", data=t,
+                 note=f"smallest optimum/GT over {len(t)} configurations at {best.distribution}, S={best.S}, "
+                      f"n={best.n}; largest identity residual {t.residual.max():.1e} (SVD null space)")
 
 
 # --------------------------------------------------------------------------- figures

@@ -24,6 +24,14 @@ def log_comb(m: int, k: int) -> float:
     return math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
 
 
+def times_comb(x: float, m: int, k: int, inverse: bool = False) -> float:
+    """x * C(m, k) (or x / C(m, k)), exact binomial where it fits a float, log space beyond."""
+    c = math.comb(m, k)
+    if c < 1e300:
+        return float(x) / c if inverse else float(x) * c
+    return float(x) * math.exp(-log_comb(m, k) if inverse else log_comb(m, k))
+
+
 @dataclass(frozen=True)
 class Estimator:
     """sum_j coef_j * Phi_{k_j}(m_j): a small, printable member of the family.
@@ -79,7 +87,7 @@ class Estimator:
 
     def g_coef(self) -> np.ndarray:
         """Coefficients of the normalised atoms Phi_k(m) / C(m, k): coef * C(m, k)."""
-        return np.array([c * math.exp(log_comb(int(a), int(b))) for c, a, b in zip(self.coef, self.m, self.k)])
+        return np.array([times_comb(c, int(a), int(b)) for c, a, b in zip(self.coef, self.m, self.k)])
 
     def terms(self):
         """List of (coef, n', k) tuples."""
@@ -132,7 +140,7 @@ def minimal_bias(n: int) -> Estimator:
     """sum_{k=1}^{n} (-1)^(k-1) Phi_k(n) / C(n, k) (Section 3; |bias| = sum_x p_x^(n+1))."""
     n = check_int("n", n, low=1)
     k = np.arange(1, n + 1)
-    coef = np.array([(-1.0) ** (j - 1) * math.exp(-log_comb(n, int(j))) for j in k])
+    coef = np.array([times_comb((-1.0) ** (j - 1), n, int(j), inverse=True) for j in k])
     return Estimator(coef, np.full(n, n), k, name="minimal-bias")
 
 

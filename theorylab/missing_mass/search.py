@@ -45,7 +45,7 @@ from theorylab.core import as_generator, check_int, check_probability_vector, ch
 
 from . import _kernels as K
 from .distributions import DISTRIBUTIONS, make_distribution
-from .estimators import Estimator, good_turing, log_comb
+from .estimators import Estimator, good_turing, times_comb
 from .moments import _logfact, exact_moments, g_exact, group_probabilities
 from .sampling import _as_counts, counts_from_sample, sample as draw_sample
 
@@ -111,7 +111,7 @@ def allowed_cases(m: int, k: int, n: int) -> list:
 
 
 def mutate(genome: dict, n: int, rng, *, exact: bool = False, prune_tol: float = 0.0,
-           variant: str = "identity"):
+           variant: str = "identity", prune_scale: str = "normalised"):
     """One random expectation-preserving rewrite of ``genome`` (a new dict) and the move made.
 
     With ``exact=True`` the moved fraction r is a Fraction (r = 1 or j/1000) so that the
@@ -140,7 +140,11 @@ def mutate(genome: dict, n: int, rng, *, exact: bool = False, prune_tol: float =
         plus, minus = ((m, k), 1), ((m + 1, k + 1), 1)
     for key, sign in (plus, minus):
         new[key] = new.get(key, 0) + sign * moved
-    new = {key: v for key, v in new.items() if v != 0 and not (prune_tol and abs(v) <= prune_tol)}
+    if prune_tol and prune_scale == "phi":
+        # the authors' code: |coef of Phi_k(m)| <= tol for the target (n+1) M_0(n)
+        new = {key: v for key, v in new.items() if v != 0 and abs(times_comb(v, *key, inverse=True)) * (n + 1) > prune_tol}
+    else:
+        new = {key: v for key, v in new.items() if v != 0 and not (prune_tol and abs(v) <= prune_tol)}
     return new, (m, k, case, r)
 
 
@@ -172,7 +176,7 @@ def to_estimator(genome: dict, n: int, name: str = "evolved", projection: str = 
     if not proj:
         raise ValueError("the projected genome is empty (all terms cancelled)")
     keys = sorted(proj)
-    coef = [float(proj[key]) * math.exp(-log_comb(*key)) for key in keys]
+    coef = [times_comb(proj[key], *key, inverse=True) for key in keys]
     return Estimator(coef, [m for m, _ in keys], [k for _, k in keys], name=name)
 
 
@@ -260,7 +264,7 @@ def _tournament(pop, fit, size, count, rng):
 def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tournament: int = 3,
            ngen: int = 100, block: int = 100, max_gen: int = 2000, improve_tol: float = 0.05,
            stall_tol: float = 0.01, prune_tol: float = 1e-4, variant: str = "identity",
-           projection: str = "normalised", seed=None) -> SearchResult:
+           projection: str = "normalised", prune_scale: str = "normalised", seed=None) -> SearchResult:
     """Evolve an estimator of M_0(n) minimising the exact MSE under ``p_search``.
 
     Parameters
@@ -311,7 +315,7 @@ def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tourna
         parent_fit = {id(x): f for x, f in zip(pop, fit)}
         cand = [(x, parent_fit[id(x)]) for x in parents]
         for x in parents:
-            child, _ = mutate(x, n, rng, prune_tol=prune_tol, variant=variant)
+            child, _ = mutate(x, n, rng, prune_tol=prune_tol, variant=variant, prune_scale=prune_scale)
             if not child or len(child) > max_terms:
                 continue
             cand.append((child, cache.mse(child)))
