@@ -1,0 +1,230 @@
+"""Unit tests of theorylab.cpwl: kernels, exact algebra, complexes, functions, D_P(f), bad input."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from theorylab.cpwl import (CPWLFunction, DecompositionPolyhedron, PolyhedralComplex, arrangement_complex,
+                            braid_fan, four_ray_fan, hexagon_fan, is_submodular, line_complex, lovasz_extension,
+                            max_affine_complex, planar_fan, relu_1d, relu_network_complex, set_function_of,
+                            simplicial_fan)
+from theorylab.cpwl import _dd, _kernels
+from theorylab.cpwl._exact import nullspace, rank
+
+
+# ------------------------------------------------------------------ kernels
+def test_basic_solutions_py_func_matches_jit():
+    L = np.array([[1.0, 0], [0, 1], [1, 1], [-1, 2]])
+    u = np.array([0.0, 0, 1, -1])
+    p1, ok1 = _kernels.basic_solutions(L, u, 1e-9)
+    # py_func of a parallel kernel: call with python loops (prange acts as range)
+    p2, ok2 = _kernels.basic_solutions.py_func(L, u, 1e-9)
+    assert np.array_equal(ok1, ok2)
+    assert np.allclose(p1[ok1], p2[ok2])
+    verts = {tuple(np.round(p, 9)) for p in p1[ok1]}
+    assert verts == {(0.0, 1.0), (1.0, 0.0)}
+
+
+def test_unrank_combination_enumerates_all_subsets():
+    C = _kernels.binomial_table(6, 3)
+    out = np.empty(3, dtype=np.int64)
+    seen = set()
+    for r in range(C[6, 3]):
+        _kernels.unrank_combination(r, 6, 3, C, out)
+        seen.add(tuple(out))
+    assert len(seen) == 20 and all(len(set(s)) == 3 and max(s) < 6 for s in seen)
+
+
+def test_piece_counts_kernel_and_thread_independence():
+    import numba
+
+    flat = np.array([[True, False, False], [True, True, True], [False, False, False]])
+    wc = np.array([[0, 1], [1, 2], [2, 0]], dtype=np.int64)
+    a = _kernels.piece_counts(flat, wc, 3)
+    assert a.tolist() == [2, 1, 3]
+    assert np.array_equal(_kernels.piece_counts.py_func(flat, wc, 3), a)
+    rng = np.random.default_rng(0)
+    big = rng.random((500, 12)) < 0.5
+    wc2 = np.array([[i, (i + 1) % 12] for i in range(12)], dtype=np.int64)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = _kernels.piece_counts(big, wc2, 12)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = _kernels.piece_counts(big, wc2, 12)
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(one, many)
+
+
+# ------------------------------------------------------------------ exact algebra and DD
+def test_nullspace_and_rank():
+    M = [[Fraction(1), Fraction(2), Fraction(3)], [Fraction(2), Fraction(4), Fraction(6)]]
+    ns = nullspace(M, 3)
+    assert len(ns) == 2 and rank(M) == 1
+    for v in ns:
+        assert sum(a * b for a, b in zip(M[0], v)) == 0
+
+
+def test_dd_square_cone():
+    # {x, y >= 0, x + y <= 2 t} homogenised: vertices (0,0), (2,0), (0,2)
+    A = [[1, 0, 0], [0, 1, 0], [-1, -1, 2], [0, 0, 1]]
+    rays = sorted(r for r, _ in _dd.extreme_rays(A))
+    assert rays == [(0, 0, 1), (0, 2, 1), (2, 0, 1)]
+
+
+def test_dd_rejects_non_pointed():
+    with pytest.raises(ValueError, match="not pointed"):
+        _dd.extreme_rays([[1, 0, 0], [0, 1, 0]])
+
+
+# ------------------------------------------------------------------ complexes and functions
+def test_hexagon_bends_match_spec_formula():
+    fan = hexagon_fan()
+    vals = [3, -1, 2, 0, 5, -2]
+    f = CPWLFunction.from_ray_values(fan, vals)
+    m = len(vals)
+    assert [int(v) for v in f.bends] == [vals[i - 1] + vals[(i + 1) % m] - vals[i] for i in range(m)]
+
+
+def test_convexity_and_pieces():
+    fan = hexagon_fan()
+    f = CPWLFunction.from_function(fan, lambda x: max(x[0], x[1], 0))
+    assert f.is_convex() and f.n_pieces() == 3
+    g = CPWLFunction.from_function(fan, lambda x: -max(x[0], 0))
+    assert not g.is_convex() and g.n_pieces() == 2
+
+
+def test_median_pieces_and_components():
+    from theorylab.cpwl.experiments import median_function
+
+    f = median_function()
+    assert f.n_pieces() == 6 and f.n_affine_components() == 3
+
+
+def test_relu_network_complex_function_is_exact():
+    W = [[[1, 0], [0, 1], [1, 1]], [[1, -1, 1]]]
+    b = [[0, 0, -1], [0]]
+    cx = relu_network_complex(W, b)
+
+    def net(x):
+        h = [max(x[0], 0), max(x[1], 0), max(x[0] + x[1] - 1, 0)]
+        return max(h[0] - h[1] + h[2], 0)
+
+    f = CPWLFunction.from_function(cx, net)
+    pts = [[Fraction(i, 3), Fraction(j, 5)] for i in range(-6, 7) for j in range(-6, 7)]
+    assert all(f(p) == net(p) for p in pts)
+
+
+def test_max_affine_and_simplicial_fan_build():
+    cx = max_affine_complex(([[1, 0], [0, 1], [-1, -1]], [0, 0, 0]))
+    assert cx.n_cells == 3
+    sf = simplicial_fan([(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, -1, -1)],
+                        [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
+    assert sf.n_cells == 4 and sf.n_walls == 6
+    f = CPWLFunction.from_ray_values(sf, [1, 2, 3, 0])
+    assert len(f.bends) == 6
+
+
+def test_lovasz_extension_convex_iff_submodular():
+    B = braid_fan(3)
+    cut = [0, 1, 1, 2, 1, 2, 2, 0]  # not a cut... check both ways against the exact test
+    f = lovasz_extension(B, cut)
+    assert f.is_convex() == is_submodular([Fraction(v) for v in cut], 3)
+    G = set_function_of(f)
+    assert [int(v) for v in G] == cut
+
+
+# ------------------------------------------------------------------ decomposition polyhedron
+def test_hexagon_worked_example():
+    fan = hexagon_fan()
+    D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan, [0, -1, 0, 0, 2, 0]))
+    t = D.vertex_table()
+    assert sorted(t.total_pieces) == [7, 8]
+    assert t.g_convex.all() and t.h_convex.all() and t.exact_identity.all()
+    mins, _ = D.minimal_decompositions()
+    assert [int(v) for v in mins[0].g.bends] == [0, 2, 0, 2, 0, 2]
+
+
+def test_vertex_methods_agree_and_lp_reference():
+    fan = planar_fan([(1, 0), (2, 1), (0, 1), (-1, 1), (-1, -1), (1, -2)])
+    f = CPWLFunction.from_ray_values(fan, [2, -1, 0, 3, -2, 1])
+    D = DecompositionPolyhedron(f)
+    V, R = D.vrep()
+    assert D.vrep("numba")[0] == V
+    for p in D.vertices_lp(40, seed=1):
+        assert any(np.allclose(p, [float(x) for x in v], atol=1e-6) for v in V)
+    assert sorted(R) == D.recession_rays()
+
+
+def test_irreducible_lp_matches_bounded_face():
+    D = DecompositionPolyhedron(CPWLFunction.from_ray_values(hexagon_fan(), [3, 0, -2, 1, 2, -1]))
+    for y in D.sample_points(20, seed=3):
+        assert D.is_irreducible_lp(y) == D.is_bounded_face_point(y)
+
+
+def test_unique_split_1d():
+    f = relu_1d([-1, 0, 2], [2, -3, 1], slope=1)
+    D = DecompositionPolyhedron(f)
+    V, _ = D.vrep()
+    assert len(V) == 1
+    dec = D.decomposition(V[0])
+    assert [int(v) for v in dec.g.bends] == [2, 0, 1] and [int(v) for v in dec.h.bends] == [0, 3, 0]
+
+
+def test_sample_points_reproducible():
+    D = DecompositionPolyhedron(CPWLFunction.from_ray_values(hexagon_fan(), [0, -1, 0, 0, 2, 0]))
+    assert D.sample_points(10, seed=5) == D.sample_points(10, seed=5)
+    assert all(D.contains(y) for y in D.sample_points(10, seed=5))
+
+
+# ------------------------------------------------------------------ bad input
+def test_non_complete_complex():
+    cells = [([[-1, 0], [0, -1]], [0, 0]), ([[1, 0], [0, -1]], [0, 0])]  # upper half-plane only
+    with pytest.raises(ValueError, match="not complete"):
+        PolyhedralComplex(cells, name="half plane")
+
+
+def test_overlapping_cells():
+    with pytest.raises(ValueError, match="overlap"):
+        PolyhedralComplex([([[1]], [1]), ([[-1]], [0])])
+
+
+def test_incompatible_function_rejected():
+    with pytest.raises(ValueError, match="not continuous across wall"):
+        CPWLFunction.from_function(four_ray_fan(), lambda x: max(x[0], x[1], -x[0] - x[1]))
+
+
+def test_inconsistent_values_not_continuous():
+    cx = line_complex([0])
+    with pytest.raises(ValueError, match="not continuous across wall 0"):
+        CPWLFunction(cx, [[1], [2]], [0, 1])
+
+
+def test_degenerate_rays():
+    with pytest.raises(ValueError, match="zero vector"):
+        planar_fan([(1, 0), (0, 0), (-1, -1)])
+    with pytest.raises(ValueError, match="same direction"):
+        planar_fan([(1, 0), (2, 0), (0, 1), (-1, -1)])
+    with pytest.raises(ValueError, match="angle >= pi"):
+        planar_fan([(1, 0), (0, 1), (-1, 0)])
+    with pytest.raises(ValueError, match="linearly dependent"):
+        simplicial_fan([(1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1)], [(0, 1, 2)])
+
+
+def test_other_bad_inputs():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        line_complex([1, 0])
+    with pytest.raises(ValueError, match="not full-dimensional"):
+        PolyhedralComplex([([[1], [-1]], [0, 0])])
+    with pytest.raises(ValueError, match="one entry per breakpoint"):
+        relu_1d([0, 1], [1])
+    with pytest.raises(ValueError, match="F\\(empty set\\) must be 0"):
+        lovasz_extension(braid_fan(2), [1, 0, 0, 0])
+    with pytest.raises(ValueError, match="method must be one of"):
+        DecompositionPolyhedron(relu_1d([0], [1])).vrep("magic")
+    with pytest.raises(TypeError, match="CPWLFunction"):
+        DecompositionPolyhedron("f")
+    with pytest.raises(ValueError, match="normals\\[0\\] is the zero vector"):
+        arrangement_complex([[0, 0]])

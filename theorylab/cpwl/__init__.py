@@ -1,0 +1,30 @@
+"""Decomposition polyhedra of CPWL functions (Brandenburg, Grillo & Hertrich, ICLR 2025).
+
+Write a continuous piecewise linear (CPWL) function f as a difference g - h of convex CPWL
+functions with few pieces.  With the polyhedral complex P of possible non-linearity fixed,
+the decompositions form the polyhedron D_P(f) (the paper's abstract: "intersection of two
+translated cones"; irreducible decompositions = bounded faces; minimal ones are vertices).
+
+Public API
+----------
+Complexes (:mod:`.complexes`):
+    PolyhedralComplex, line_complex, planar_fan, simplicial_fan, braid_fan,
+    arrangement_complex, relu_network_complex, max_affine_complex
+Functions (:mod:`.functions`):
+    CPWLFunction (.bends, .is_convex, .n_pieces, .n_affine_components, .from_function,
+    .from_ray_values), relu_1d, lovasz_extension, set_function_of, is_submodular
+Decomposition polyhedra (:mod:`.polyhedron`):
+    DecompositionPolyhedron (.vrep, .vertices_lp, .faces, .is_irreducible_lp,
+    .is_bounded_face_point, .minimal_decompositions, .vertex_table, .sample_points,
+    .piece_counts), decomposition_polyhedron, naive_decomposition, lambda_space
+Random instances (:mod:`.random`): random_planar_fan, random_ray_values, random_set_function
+"""
+
+from .complexes import (PolyhedralComplex, Wall, arrangement_complex, braid_fan, line_complex,
+                        max_affine_complex, planar_fan, relu_network_complex, simplicial_fan)
+from .functions import CPWLFunction, is_submodular, lovasz_extension, relu_1d, set_function_of
+from .polyhedron import (Decomposition, DecompositionPolyhedron, LambdaSpace, decomposition_polyhedron,
+                         lambda_space, naive_decomposition)
+from .random import four_ray_fan, hexagon_fan, random_planar_fan, random_ray_values, random_set_function
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,459 @@
+"""The decomposition polyhedron D_P(f) = {(g, h) : g, h convex on P, f = g - h}.
+
+Formulation (spec §2(a) [INFERRED], consistent with the paper's abstract [READ]: "the set of
+decompositions forms a polyhedron that arises as intersection of two translated cones ...
+irreducible decompositions correspond to the bounded faces of this polyhedron and minimal
+solutions must be vertices"):
+
+* lambda : V_P -> Q^walls is linear with kernel the affine functions; its image im(lambda)
+  is computed exactly (spanning tree of the dual graph + one cycle condition per non-tree
+  wall).  ``L`` (walls x d) is an integer basis of im(lambda), d = dim V_P / Aff.
+* g in V_P/Aff has coordinates y (lambda(g) = L y).  Then
+  D_P(f) = {y : L y >= 0} ∩ {y : L y >= lambda(f)} = C ∩ (C + y_f),
+  the intersection of the cone C = V_P^+ of convex functions and its translate by f; as a
+  single system L y >= u with u = max(0, lambda(f)).  h = g - f.
+* Vertices and extreme rays: exact double description (:mod:`._dd`), or brute force over
+  bases with numba (:func:`._kernels.basic_solutions`) re-verified in rationals, or the
+  reference "LP over random objectives" (HiGHS via scipy).
+* Irreducible (no convex non-affine phi with (g - phi, h - phi) in D): LP test; bounded face:
+  exact test from the V-representation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linprog
+
+from theorylab.core.seeding import as_generator
+from theorylab.core.validate import check_choice, check_int
+
+from . import _dd
+from ._exact import dot, nullspace, primitive_int_row, rank, rref, to_fraction
+from .complexes import PolyhedralComplex
+from .functions import CPWLFunction
+
+
+# ---------------------------------------------------------------------------------------
+# the image of lambda
+# ---------------------------------------------------------------------------------------
+class LambdaSpace:
+    """im(lambda) for a complex: integer basis ``L`` and the map bends -> function."""
+
+    def __init__(self, complex: PolyhedralComplex):
+        self.complex = complex
+        n, W, C = complex.n, complex.n_walls, complex.n_cells
+        walls = complex.walls
+        vec = [tuple(Fraction(v) for v in w.nu) + (Fraction(-w.beta),) for w in walls]
+        # BFS tree: path[k] = list of (wall, sign) from cell 0 to cell k
+        adj = {k: [] for k in range(C)}
+        for t, w in enumerate(walls):
+            adj[w.minus].append((t, w.plus, +1))
+            adj[w.plus].append((t, w.minus, -1))
+        path = {0: []}
+        tree = set()
+        q = deque([0])
+        while q:
+            k = q.popleft()
+            for t, j, s in adj[k]:
+                if j not in path:
+                    path[j] = path[k] + [(t, s)]
+                    tree.add(t)
+                    q.append(j)
+        self.path = path
+        self.vec = vec
+        rows = []
+        for t, w in enumerate(walls):
+            if t in tree:
+                continue
+            for j in range(n + 1):
+                row = [Fraction(0)] * W
+                for tt, s in path[w.plus]:
+                    row[tt] += s * vec[tt][j]
+                for tt, s in path[w.minus]:
+                    row[tt] -= s * vec[tt][j]
+                row[t] -= vec[t][j]
+                if any(row):
+                    rows.append(row)
+        self.K = rows
+        basis = nullspace(rows, W) if W else []
+        cols = [primitive_int_row(b) for b in basis]
+        self.d = len(cols)
+        self.L = [[cols[j][i] for j in range(self.d)] for i in range(W)]
+
+    def contains(self, bends) -> bool:
+        bends = [to_fraction(v) for v in bends]
+        return all(dot(r, bends) == 0 for r in self.K)
+
+    def function_from_bends(self, bends, *, base=None) -> CPWLFunction:
+        """The function with bends ``bends`` and affine map ``base=(a, c)`` on cell 0."""
+        cx = self.complex
+        bends = [to_fraction(v) for v in bends]
+        if len(bends) != cx.n_walls:
+            raise ValueError(f"bends must have one entry per wall ({cx.n_walls}); got {len(bends)}")
+        if not self.contains(bends):
+            raise ValueError("bends are not realizable: they violate a balancing (cycle) condition of the complex")
+        n = cx.n
+        a0, c0 = ([Fraction(0)] * n, Fraction(0)) if base is None else ([to_fraction(v) for v in base[0]], to_fraction(base[1]))
+        slopes, offs = [], []
+        for k in range(cx.n_cells):
+            v = list(a0) + [c0]
+            for t, s in self.path[k]:
+                for j in range(n + 1):
+                    v[j] += s * bends[t] * self.vec[t][j]
+            slopes.append(v[:n])
+            offs.append(v[n])
+        return CPWLFunction(cx, slopes, offs)
+
+    def coordinates(self, bends) -> list[Fraction]:
+        """y with L y = bends (bends must lie in im lambda)."""
+        bends = [to_fraction(v) for v in bends]
+        W, d = len(self.L), self.d
+        if d == 0:
+            return []
+        aug = [[Fraction(self.L[i][j]) for j in range(d)] + [bends[i]] for i in range(W)]
+        R, piv = rref(aug)
+        if d in piv:
+            raise ValueError("bends are not in the image of lambda")
+        return [R[i][d] for i in range(d)]
+
+
+def lambda_space(complex: PolyhedralComplex) -> LambdaSpace:
+    """Cached :class:`LambdaSpace` of a complex."""
+    sp = getattr(complex, "_lambda_space", None)
+    if sp is None:
+        sp = LambdaSpace(complex)
+        complex._lambda_space = sp
+    return sp
+
+
+# ---------------------------------------------------------------------------------------
+@dataclass
+class Decomposition:
+    """One point of D_P(f): f = g - h with g, h convex; exact bends and piece counts."""
+
+    y: tuple
+    g: CPWLFunction
+    h: CPWLFunction
+    tight: frozenset
+
+    @property
+    def pieces(self) -> tuple[int, int]:
+        return self.g.n_pieces(), self.h.n_pieces()
+
+    @property
+    def total_pieces(self) -> int:
+        return sum(self.pieces)
+
+
+class DecompositionPolyhedron:
+    """D_P(f) for a CPWL function f on its complex (see the module docstring).
+
+    Parameters
+    ----------
+    f : CPWLFunction
+
+    Attributes
+    ----------
+    L : list of int rows (walls x d)
+    lam_f : list of Fraction, the bends of f
+    u : list of Fraction, max(0, lam_f)
+    d : int, dim V_P / Aff
+    """
+
+    def __init__(self, f: CPWLFunction):
+        if not isinstance(f, CPWLFunction):
+            raise TypeError(f"f must be a CPWLFunction; got {type(f).__name__}")
+        self.f = f
+        self.space = lambda_space(f.complex)
+        self.L = self.space.L
+        self.d = self.space.d
+        self.lam_f = f.bends
+        self.u = [max(Fraction(0), v) for v in self.lam_f]
+        self.y_f = self.space.coordinates(self.lam_f)
+        self._vrep = None
+
+    # -- H-representation -----------------------------------------------------------------
+    @property
+    def n_walls(self) -> int:
+        return len(self.L)
+
+    def inequalities(self, form="max"):
+        """(A, b) with D = {y : A y >= b}: ``form="max"`` (L, u) or ``"cones"`` (two cones, 2W rows)."""
+        check_choice("form", form, ("max", "cones"))
+        if form == "max":
+            return [list(map(Fraction, r)) for r in self.L], list(self.u)
+        A = [list(map(Fraction, r)) for r in self.L] * 2
+        return A, [Fraction(0)] * self.n_walls + list(self.lam_f)
+
+    def bends_of(self, y):
+        return [dot(r, y) for r in self.L]
+
+    def contains(self, y) -> bool:
+        y = [to_fraction(v) for v in y]
+        return all(v >= ui for v, ui in zip(self.bends_of(y), self.u))
+
+    def tight_set(self, y) -> frozenset:
+        return frozenset(i for i, (v, ui) in enumerate(zip(self.bends_of(y), self.u)) if v == ui)
+
+    def decomposition(self, y) -> Decomposition:
+        y = tuple(to_fraction(v) for v in y)
+        if not self.contains(y):
+            raise ValueError(f"y = {[str(v) for v in y]} is not in D_P(f)")
+        g = self.space.function_from_bends(self.bends_of(y))
+        return Decomposition(y, g, g - self.f, self.tight_set(y))
+
+    # -- V-representation -----------------------------------------------------------------
+    def _homogenised(self, rows_b):
+        A, b = rows_b
+        out = [primitive_int_row(list(r) + [-bi]) for r, bi in zip(A, b)]
+        out.append([0] * self.d + [1])
+        return out
+
+    def vrep(self, method="dd"):
+        """(vertices, rays) exactly: lists of tuples of Fractions; ``method`` "dd" or "numba"."""
+        check_choice("method", method, ("dd", "numba"))
+        if method == "dd" and self._vrep is not None:
+            return self._vrep
+        if self.d == 0:
+            out = ([()], [])
+        elif method == "dd":
+            rays = _dd.extreme_rays(self._homogenised(self.inequalities("max")))
+            verts, recs = [], []
+            for r, _ in rays:
+                t = r[-1]
+                if t > 0:
+                    verts.append(tuple(Fraction(v, t) for v in r[:-1]))
+                else:
+                    recs.append(tuple(Fraction(v) for v in r[:-1]))
+            out = (sorted(verts), sorted(recs))
+        else:
+            out = (self._vertices_numba(), self.recession_rays())
+        if method == "dd":
+            self._vrep = out
+        return out
+
+    def recession_rays(self):
+        """Extreme rays of the recession cone {L y >= 0} = V_P^+ / Aff (exact, primitive)."""
+        if self.d == 0:
+            return []
+        A = [list(r) for r in self.L]
+        return sorted(tuple(Fraction(v) for v in r) for r, _ in _dd.extreme_rays(A))
+
+    def _vertices_numba(self):
+        from ._kernels import basic_solutions
+
+        Lf = np.array(self.L, dtype=float)
+        uf = np.array([float(v) for v in self.u])
+        pts, ok = basic_solutions(Lf, uf, 1e-9)
+        cand = np.unique(np.round(pts[ok], 9), axis=0)
+        verts = set()
+        for p in cand:
+            resid = Lf @ p - uf
+            T = [i for i in range(len(uf)) if abs(resid[i]) <= 1e-7 * (1 + abs(uf[i]))]
+            rows = [[Fraction(v) for v in self.L[i]] + [self.u[i]] for i in T]
+            R, piv = rref(rows)
+            if len(piv) != self.d or self.d in piv:
+                continue
+            y = tuple(R[i][self.d] for i in range(self.d))
+            if self.contains(y):
+                verts.add(y)
+        return sorted(verts)
+
+    def vertices_lp(self, n_objectives=200, *, seed=0):
+        """Reference: distinct optimal vertices of min c.y over D for random c = L^T w, w > 0."""
+        n_objectives = check_int("n_objectives", n_objectives, low=1)
+        rng = as_generator(seed)
+        if self.d == 0:
+            return [()]
+        Lf = np.array(self.L, dtype=float)
+        uf = np.array([float(v) for v in self.u])
+        found = set()
+        for _ in range(n_objectives):
+            w = rng.exponential(size=len(uf))
+            res = linprog(Lf.T @ w, A_ub=-Lf, b_ub=-uf, bounds=[(None, None)] * self.d, method="highs")
+            if res.status == 0:
+                found.add(tuple(np.round(res.x, 7)))
+        return sorted(found)
+
+    # -- faces, irreducibility ------------------------------------------------------------
+    def is_bounded_face_point(self, y) -> bool:
+        """Exact: the minimal face of D containing y is bounded (no extreme ray with L r = 0 on T(y))."""
+        T = self.tight_set(y)
+        _, rays = self.vrep()
+        for r in rays:
+            Lr = self.bends_of(r)
+            if all(Lr[i] == 0 for i in T):
+                return False
+        return True
+
+    def is_irreducible_lp(self, y, *, tol=1e-9) -> bool:
+        """LP test: max sum(L dy) s.t. L dy >= 0, L (y - dy) >= u is 0 iff (g, h) is irreducible."""
+        if self.d == 0:
+            return True
+        Lf = np.array(self.L, dtype=float)
+        uf = np.array([float(v) for v in self.u])
+        Ly = Lf @ np.array([float(v) for v in y])
+        A_ub = np.vstack([-Lf, Lf])
+        b_ub = np.concatenate([np.zeros(len(uf)), Ly - uf])
+        res = linprog(-Lf.sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * self.d, method="highs")
+        if res.status != 0:
+            raise RuntimeError(f"irreducibility LP failed: {res.message}")
+        return -res.fun <= tol * (1 + np.abs(Ly).sum())
+
+    def faces(self) -> pd.DataFrame:
+        """All non-empty faces, each as its tight set with vertices, dimension and boundedness."""
+        verts, rays = self.vrep()
+        vt = [self.tight_set(v) for v in verts]
+        ray_zero = [frozenset(i for i, x in enumerate(self.bends_of(r)) if x == 0) for r in rays]
+        gens = vt + ray_zero
+        everything = frozenset(range(self.n_walls))
+
+        def closure(T):
+            V = [k for k, S in enumerate(vt) if T <= S]
+            R = [k for k, Z in enumerate(ray_zero) if T <= Z]
+            C = everything
+            for k in V:
+                C &= vt[k]
+            for k in R:
+                C &= ray_zero[k]
+            return C, V, R
+
+        faces = {}
+        frontier = set(vt)
+        seen = set(vt)
+        while frontier:
+            new = set()
+            for T in frontier:
+                C, V, R = closure(T)
+                if not V or C in faces:
+                    continue
+                faces[C] = (V, R)
+                for S in gens:
+                    I = C & S
+                    if I not in seen:
+                        seen.add(I)
+                        new.add(I)
+            frontier = new
+        rows = []
+        for T, (V, R) in faces.items():
+            pts = [verts[k] for k in V]
+            diffs = [[a - b for a, b in zip(p, pts[0])] for p in pts[1:]] + [list(rays[k]) for k in R]
+            dim = rank(diffs) if diffs else 0
+            rows.append(dict(tight=tuple(sorted(T)), vertices=tuple(V), rays=tuple(R), dim=dim, bounded=not R))
+        df = pd.DataFrame(rows, columns=["tight", "vertices", "rays", "dim", "bounded"])
+        return df.sort_values(["dim", "tight"]).reset_index(drop=True)
+
+    # -- minimal decompositions -----------------------------------------------------------
+    def vertex_table(self) -> pd.DataFrame:
+        """Every vertex with the bends of g and h, piece counts, and exact validity flags."""
+        verts, _ = self.vrep()
+        rows = []
+        for k, v in enumerate(verts):
+            dec = self.decomposition(v)
+            pg, ph = dec.pieces
+            rows.append(dict(vertex=k, y=tuple(str(x) for x in v),
+                             bends_g=tuple(str(x) for x in dec.g.bends), bends_h=tuple(str(x) for x in dec.h.bends),
+                             pieces_g=pg, pieces_h=ph, total_pieces=pg + ph,
+                             g_convex=dec.g.is_convex(), h_convex=dec.h.is_convex(),
+                             exact_identity=(dec.g - dec.h).equals(self.f)))
+        return pd.DataFrame(rows)
+
+    def minimal_decompositions(self):
+        """Vertices with the fewest pieces (pieces(g) + pieces(h)) and a certificate.
+
+        Returns (list of :class:`Decomposition`, certificate DataFrame = :meth:`vertex_table`).
+        The certificate is complete because minimal decompositions are vertices (the paper's
+        theorem, abstract) and the vertex list comes from exact enumeration.
+        """
+        table = self.vertex_table()
+        best = table["total_pieces"].min()
+        verts, _ = self.vrep()
+        mins = [self.decomposition(verts[k]) for k in table.index[table["total_pieces"] == best]]
+        return mins, table
+
+    def sample_points(self, n_samples, *, seed=0, on_faces=True, max_weight=4):
+        """Random exact points of D: convex combinations of vertices plus ray multiples,
+        half of them restricted to a random face (so that some constraints stay tight)."""
+        rng = as_generator(seed)
+        verts, rays = self.vrep()
+        faces = self.faces() if on_faces else None
+        out = []
+        for s in range(int(n_samples)):
+            if on_faces and s % 2 == 0 and len(faces):
+                row = faces.iloc[int(rng.integers(len(faces)))]
+                V, R = list(row["vertices"]), list(row["rays"])
+            else:
+                V, R = list(range(len(verts))), list(range(len(rays)))
+            w = rng.integers(0, max_weight + 1, size=len(V))
+            if w.sum() == 0:
+                w[int(rng.integers(len(V)))] = 1
+            y = [Fraction(0)] * self.d
+            for k, wk in zip(V, w):
+                for j in range(self.d):
+                    y[j] += Fraction(int(wk), int(w.sum())) * verts[k][j]
+            for k in R:
+                c = int(rng.integers(0, max_weight + 1))
+                for j in range(self.d):
+                    y[j] += c * rays[k][j]
+            out.append(tuple(y))
+        return out
+
+    def piece_counts(self, points) -> np.ndarray:
+        """(len(points), 2) pieces of (g, h) for many points at once (numba union-find)."""
+        from ._kernels import piece_counts
+
+        flat_g = np.zeros((len(points), self.n_walls), dtype=np.bool_)
+        flat_h = np.zeros_like(flat_g)
+        for s, y in enumerate(points):
+            b = self.bends_of(y)
+            flat_g[s] = [v == 0 for v in b]
+            flat_h[s] = [v == lf for v, lf in zip(b, self.lam_f)]
+        wc = self.f.complex.wall_cells()
+        C = self.f.complex.n_cells
+        return np.stack([piece_counts(flat_g, wc, C), piece_counts(flat_h, wc, C)], axis=1)
+
+    def unique_vertex_by_realizability(self) -> bool:
+        """Criterion of spec §2(a)(uniqueness): max(0, lambda(f)) lies in im(lambda)."""
+        return self.space.contains(self.u)
+
+    def __repr__(self):
+        return f"DecompositionPolyhedron(d={self.d}, walls={self.n_walls}, f on {self.f.complex.name})"
+
+
+def decomposition_polyhedron(f: CPWLFunction) -> DecompositionPolyhedron:
+    """D_P(f) for ``f`` (see :class:`DecompositionPolyhedron`)."""
+    return DecompositionPolyhedron(f)
+
+
+def naive_decomposition(f: CPWLFunction):
+    """A standard non-minimal decomposition for comparison: g = f + M * phi, h = M * phi with
+    phi = sum over walls of the "max" function bending on every wall, M large enough.
+
+    Concretely y = y_f + t * y_1 where L y_1 = s > 0 is the bends of an everywhere strictly
+    convex function on P (found by LP), t the least scale making g and h convex.
+    """
+    D = DecompositionPolyhedron(f)
+    if D.d == 0:
+        return D.decomposition(())
+    Lf = np.array(D.L, float)
+    res = linprog(np.zeros(D.d), A_ub=-Lf, b_ub=-np.ones(len(Lf)), bounds=[(None, None)] * D.d, method="highs")
+    if res.status != 0:
+        raise ValueError(f"{f.complex.name} has no strictly convex function (not a regular complex)")
+    # rationalise the strictly convex direction and scale until both constraints hold
+    y1 = [Fraction(v).limit_denominator(1000) for v in res.x]
+    b1 = D.bends_of(y1)
+    if min(b1) <= 0:
+        raise RuntimeError("internal: rounding lost strict convexity")
+    yf = D.y_f
+    bf = D.lam_f
+    t = max([Fraction(0)] + [max(-bfi, Fraction(0)) / b for bfi, b in zip(bf, b1)] + [Fraction(0)])
+    y = [a + t * b for a, b in zip(yf, y1)]  # g = f + t*phi, h = t*phi
+    # make both strictly bend everywhere (the "naive" choice): add one more unit of phi
+    y = [a + b for a, b in zip(y, y1)]
+    return D.decomposition(y)

@@ -1,0 +1,301 @@
+"""cpwl_decomp — Brandenburg, Grillo & Hertrich (ICLR 2025, spotlight),
+"Decomposition Polyhedra of Piecewise Linear Functions", arXiv:2410.04907.
+
+What could be read of the paper (stored copies hold the abstract and the start of §1 only):
+"we prove that the set of decompositions forms a polyhedron that arises as intersection of
+two translated cones.  We prove that irreducible decompositions correspond to the bounded
+faces of this polyhedron and minimal solutions must be vertices.  We then identify cases with
+a unique minimal decomposition, and illustrate how our insights have consequences in the
+theory of submodular functions."  Theorem numbers were not readable, so claims cite the
+abstract; the formulation (bends lambda_tau, D = {L y >= max(0, lambda f)}) is the spec's
+[INFERRED] reconstruction (shared/specs/combinatorial_papers.md §2(a)), and the worked hexagon
+numbers are the spec's §2(b).  Everything is decided in exact rationals except the LP
+reducibility test (HiGHS).
+
+Not checked here (left out, see the report): the Tran & Wang counter-example in dimension
+>= 3 (its construction could not be read) and the neural-network construction for convex
+CPWL functions (the bound could not be read).
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from theorylab.core import Identity, Paper, claim, figure
+from theorylab.core.plotting import subplots
+from theorylab.cpwl import (CPWLFunction, DecompositionPolyhedron, four_ray_fan, hexagon_fan, naive_decomposition,
+                            random_planar_fan, random_ray_values)
+from theorylab.cpwl.experiments import (check_irreducible, check_minimal_vertices, check_realizability,
+                                        check_submodular, check_translated_cones, check_unique_1d, instance_suite,
+                                        median_function)
+from theorylab.core.seeding import child_seed
+
+PAPER = Paper(
+    id="cpwl_decomp",
+    title="Decomposition Polyhedra of Piecewise Linear Functions",
+    authors="Brandenburg, Grillo, Hertrich",
+    arxiv="2410.04907",
+    seed_file="000_efebce95215ef60b.txt",
+)
+
+ABSTRACT = "abstract (arXiv:2410.04907)"
+
+
+@functools.lru_cache(maxsize=4)
+def _suite(n_random, seed):
+    return instance_suite(n_random, seed)
+
+
+# --------------------------------------------------------------------------- claims
+
+@claim(PAPER, "translated_cones", citation=f"{ABSTRACT}: 'a polyhedron that arises as intersection of two translated cones'",
+       statement="D_P(f) = V_P^+ ∩ (V_P^+ + f) is pointed (mod affine functions), its recession cone is V_P^+, "
+                 "and every enumerated vertex is a decomposition (g, h convex, g - h = f exactly); exact DD, "
+                 "numba bases and the two-cone H-form give the same vertices and the LP reference finds no others",
+       scales={"ci": dict(n_random=2), "full": dict(n_random=12)})
+def translated_cones(*, n_random, seed):
+    df = check_translated_cones(_suite(n_random, seed))
+    return Identity(discrepancy=int((~df.ok).sum()), instances=len(df), what="instances failing a check",
+                    data=df, note=f"{int(df.vertices.sum())} vertices on {df.complex.nunique()} complexes")
+
+
+@claim(PAPER, "irreducible_bounded_faces", citation=f"{ABSTRACT}: 'irreducible decompositions correspond to the bounded faces'",
+       statement="the LP reducibility test (no convex non-affine phi with (g - phi, h - phi) in D) agrees with the "
+                 "exact bounded-face test on vertices, midpoints, face samples and vertex + ray points",
+       scales={"ci": dict(n_random=2, points_per_instance=6), "full": dict(n_random=12, points_per_instance=20)})
+def irreducible_bounded_faces(*, n_random, points_per_instance, seed):
+    df = check_irreducible(_suite(n_random, seed), points_per_instance=points_per_instance, seed=seed)
+    n_irr = int(df.bounded_face.sum())
+    return Identity(discrepancy=int((~df.agree).sum()), instances=len(df), what="LP test != bounded-face test",
+                    data=df, note=f"{n_irr} irreducible and {len(df) - n_irr} reducible test points")
+
+
+@claim(PAPER, "minimal_are_vertices", citation=f"{ABSTRACT}: 'minimal solutions must be vertices'",
+       statement="no random decomposition in D_P(f) (convex combinations on random faces plus rays) has fewer "
+                 "pieces(g) + pieces(h) than the best vertex",
+       scales={"ci": dict(n_random=2, samples_per_instance=30), "full": dict(n_random=12, samples_per_instance=200)})
+def minimal_are_vertices(*, n_random, samples_per_instance, seed):
+    df = check_minimal_vertices(_suite(n_random, seed), samples_per_instance=samples_per_instance, seed=seed)
+    ties = int((df.best_sample == df.best_vertex).sum())
+    return Identity(discrepancy=int(df.samples_below_vertex.sum()), instances=int(df.n_samples.sum()),
+                    what="samples with fewer pieces than the best vertex", data=df,
+                    note=f"{len(df)} functions; the sample minimum ties the vertex minimum on {ties}; "
+                         f"naive/minimal pieces median {np.median(df.naive / df.best_vertex):.2f}")
+
+
+HEX_EXAMPLE = dict(f=[0, -1, 0, 0, 2, 0], lam_f=[-1, 1, -1, 2, -2, 2],
+                   vertices={((0, 2, 0, 2, 0, 2), (1, 1, 1, 0, 2, 0)): 7, ((1, 1, 1, 2, 0, 2), (2, 0, 2, 0, 2, 0)): 8})
+HEX_EXAMPLE_2 = dict(f=[1, 0, -1, 1, 0, 1], lam_f=[0, 0, 2, -2, 2, 0], minimal=((2, 0, 2, 0, 2, 0), (2, 0, 0, 2, 0, 0)))
+
+
+@claim(PAPER, "hexagon_examples", citation="spec §2(b)3 worked examples on the hexagon fan (checks of the abstract's "
+       "'minimal solutions must be vertices')",
+       statement="f = [0,-1,0,0,2,0] at the rays: lambda(f) = [-1,1,-1,2,-2,2], exactly two vertices with 3 + 4 = 7 "
+                 "and 5 + 3 = 8 bends, the first the unique minimiser; f = [1,0,-1,1,0,1]: the minimal vertex "
+                 "bends at r0, where f does not",
+       scales={"ci": {}, "full": {}})
+def hexagon_examples(*, seed):
+    fan = hexagon_fan()
+    rows, bad = [], 0
+    f = CPWLFunction.from_ray_values(fan, HEX_EXAMPLE["f"])
+    D = DecompositionPolyhedron(f)
+    bad += [int(v) for v in f.bends] != HEX_EXAMPLE["lam_f"]
+    table = D.vertex_table()
+    got = {(tuple(int(Fraction(x)) for x in r.bends_g), tuple(int(Fraction(x)) for x in r.bends_h)): int(r.total_pieces)
+           for r in table.itertuples()}
+    bad += got != HEX_EXAMPLE["vertices"]
+    mins, _ = D.minimal_decompositions()
+    bad += len(mins) != 1 or mins[0].total_pieces != 7
+    rows.append(dict(example=1, lam_f=str([str(v) for v in f.bends]), vertices=str(got), n_minimal=len(mins)))
+    f2 = CPWLFunction.from_ray_values(fan, HEX_EXAMPLE_2["f"])
+    D2 = DecompositionPolyhedron(f2)
+    bad += [int(v) for v in f2.bends] != HEX_EXAMPLE_2["lam_f"]
+    mins2, table2 = D2.minimal_decompositions()
+    m2 = {(tuple(int(v) for v in d.g.bends), tuple(int(v) for v in d.h.bends)) for d in mins2}
+    bad += m2 != {HEX_EXAMPLE_2["minimal"]}
+    bad += not (mins2[0].g.bends[0] > 0 and f2.bends[0] == 0)
+    rows.append(dict(example=2, lam_f=str([str(v) for v in f2.bends]), vertices=str(table2[["bends_g", "bends_h",
+                     "total_pieces"]].values.tolist()), n_minimal=len(mins2)))
+    return Identity(discrepancy=int(bad), instances=7, what="mismatches with the spec's worked numbers",
+                    data=pd.DataFrame(rows), note=f"minimal pieces {mins[0].total_pieces} and {mins2[0].total_pieces}")
+
+
+@claim(PAPER, "unique_1d", citation=f"{ABSTRACT}: 'we then identify cases with a unique minimal decomposition' (1-D case, spec §2(b)4)",
+       statement="in 1-D, f = sum s_i ReLU(x - b_i) + affine has exactly one vertex in D_P(f), the split "
+                 "g = sum max(s_i, 0) ReLU(x - b_i), h = sum max(-s_i, 0) ReLU(x - b_i); g - h = f exactly on a grid",
+       scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)})
+def unique_1d(*, n_instances, seed):
+    df = check_unique_1d(n_instances, seed)
+    return Identity(discrepancy=int((~df.ok).sum()), instances=len(df), what="1-D instances without the unique split",
+                    data=df)
+
+
+@claim(PAPER, "realizable_implies_unique", citation=f"{ABSTRACT} (unique minimal decompositions); spec §2(a) criterion, "
+       "direction proved: L y* = max(0, lambda f) gives D = y* + V_P^+",
+       statement="on 2-D fans, whenever max(0, lambda(f)) lies in im(lambda), D_P(f) has exactly one vertex",
+       scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)})
+def realizable_implies_unique(*, n_instances, seed):
+    df = check_realizability(n_instances, seed)
+    bad = int((df.criterion & (df.vertices != 1)).sum())
+    return Identity(discrepancy=bad, instances=int(df.criterion.sum()), what="realizable but not a unique vertex",
+                    data=df, note=f"criterion true on {int(df.criterion.sum())} of {len(df)} functions")
+
+
+@claim(PAPER, "realizability_2d", citation="spec §2(a) 'Uniqueness criterion' [INFERRED, the spec's own observation]; "
+       "issue #6 check 4",
+       statement="on 2-D fans: D_P(f) has a unique vertex <=> max(0, lambda(f)) lies in im(lambda)",
+       scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)},
+       expect_reproduced=False,
+       why_not="the converse direction fails when the cone V_P^+ of convex functions is simplicial but some wall "
+               "inequality is redundant: e.g. the 5-ray fan (1,0),(1,2),(1,3),(-1,0),(0,-1) (a line through it), "
+               "lambda(f) = [4,-6,11/3,5/3,-1]: one vertex, lambda(g) = [4,0,11/3,23/3,11] > max(0, lambda f) on "
+               "walls 3, 4, so max(0, lambda f) is not realizable. 'realizable => unique' is a theorem and holds "
+               "(claim realizable_implies_unique)")
+def realizability_2d(*, n_instances, seed):
+    df = check_realizability(n_instances, seed)
+    bad = df[~df.agree]
+    simp = int(bad.convex_cone_simplicial.sum())
+    return Identity(discrepancy=len(bad), instances=len(df), what="criterion != (vertex count == 1)", data=df,
+                    note=f"{len(bad)} disagreements, {simp} of them on fans whose convex cone is simplicial; "
+                         f"all with a unique vertex and the criterion false: {bool((bad.vertices == 1).all())}")
+
+
+@claim(PAPER, "median_example", citation="issue #6 check 5: the median of {0, x1, x2} (6 pieces, 3 affine components)",
+       statement="median(0, x1, x2) has 6 pieces and 3 affine components on the arrangement x1=0, x2=0, x1=x2, "
+                 "and D_P(f) has a unique vertex, a minimal decomposition with 3 + 3 pieces",
+       scales={"ci": {}, "full": {}})
+def median_example(*, seed):
+    f = median_function()
+    D = DecompositionPolyhedron(f)
+    mins, table = D.minimal_decompositions()
+    bad = abs(f.n_pieces() - 6) + abs(f.n_affine_components() - 3) + abs(len(table) - 1)
+    bad += sum(abs(p - 3) for p in mins[0].pieces)
+    bad += not (bool(table.g_convex.all()) and bool(table.h_convex.all()) and bool(table.exact_identity.all()))
+    return Identity(discrepancy=int(bad), instances=1, what="pieces/components/vertex mismatches", data=table,
+                    note=f"pieces {f.n_pieces()}, components {f.n_affine_components()}, minimal {mins[0].pieces}, "
+                         f"naive {naive_decomposition(f).pieces}")
+
+
+@claim(PAPER, "submodular_braid", citation=f"{ABSTRACT}: 'consequences in the theory of submodular functions' "
+       "(Lovász: extension convex <=> submodular)",
+       statement="on the braid fan (n = 3, 4): the Lovász extension is convex iff F is submodular; dim D = 2^n - 1 - n; "
+                 "every vertex of D_P(f) gives submodular G, H with G - H = F exactly",
+       scales={"ci": dict(n_instances=3), "full": dict(n_instances=30)})
+def submodular_braid(*, n_instances, seed):
+    df = check_submodular(n_instances, seed)
+    return Identity(discrepancy=int((~df.ok).sum()), instances=len(df), what="instances failing a check", data=df,
+                    note=f"{int(df.submodular.sum())} submodular F; up to {int(df.vertices.max())} vertices")
+
+
+# --------------------------------------------------------------------------- figures
+
+def _polygon_panel(ax, D, title):
+    V, R = D.vrep()
+    Vf = np.array([[float(x) for x in v] for v in V])
+    Rf = np.array([[float(x) for x in r] for r in R]).reshape(-1, 2)
+    faces = D.faces()
+    span = max(1.0, float(np.ptp(Vf, axis=0).max()) if len(Vf) > 1 else 1.0)
+    rows = []
+    for fc in faces.itertuples():
+        if fc.dim == 1:
+            if fc.bounded:
+                a, b = Vf[list(fc.vertices)]
+                ax.plot([a[0], b[0]], [a[1], b[1]], "-", color="C3", lw=2.5, zorder=3)
+            else:
+                a = Vf[fc.vertices[0]]
+                r = Rf[fc.rays[0]]
+                e = a + 1.5 * span * r / np.linalg.norm(r)
+                ax.plot([a[0], e[0]], [a[1], e[1]], "--", color="C0")
+            rows.append(dict(panel=title, kind="edge", bounded=fc.bounded, vertices=str(fc.vertices), rays=str(fc.rays)))
+    ax.plot(Vf[:, 0], Vf[:, 1], "o", color="k", zorder=4)
+    for k, v in enumerate(Vf):
+        dec = D.decomposition(V[k])
+        ax.annotate(f"{dec.pieces[0]}+{dec.pieces[1]}", v, textcoords="offset points", xytext=(5, 5), fontsize=8)
+        rows.append(dict(panel=title, kind="vertex", y1=v[0], y2=v[1], pieces_g=dec.pieces[0], pieces_h=dec.pieces[1]))
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel("y1")
+    ax.set_ylabel("y2")
+    ax.set_aspect("equal", adjustable="datalim")
+    return rows
+
+
+@figure(PAPER, "polygons_4ray", caption="D_P(f) for random f on a 4-ray fan (d = 2): vertices (labelled pieces(g)+pieces(h)), "
+        "bounded edges (red, the irreducible decompositions) and unbounded edges (dashed)",
+        scales={"ci": dict(n_panels=2), "full": dict(n_panels=6)})
+def polygons_4ray(*, n_panels, seed):
+    fan = four_ray_fan()
+    fig, axes = subplots(1, n_panels, width=3.2, height=3.2)
+    rows = []
+    k = 0
+    r = 0
+    while k < n_panels:
+        vals = random_ray_values(fan, seed=child_seed(seed, "poly", r), low=-4, high=4)
+        r += 1
+        D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan, vals))
+        if len(D.vrep()[0]) < 2 and r < 200:
+            continue  # show polygons with a bounded edge
+        rows += _polygon_panel(axes[0, k], D, f"f(rays) = {vals}")
+        k += 1
+    return fig, pd.DataFrame(rows)
+
+
+@figure(PAPER, "hexagon_vertices", caption="The hexagon fan, f = [0,-1,0,0,2,0] at the rays: bends of g and h at each ray "
+        "for each vertex of D_P(f) (spec §2(b)3); the first vertex is the minimal decomposition",
+        scales={"ci": {}, "full": {}})
+def hexagon_vertices(*, seed):
+    fan = hexagon_fan()
+    f = CPWLFunction.from_ray_values(fan, HEX_EXAMPLE["f"])
+    D = DecompositionPolyhedron(f)
+    V, _ = D.vrep()
+    fig, axes = subplots(1, len(V) + 1, width=3.3, height=3.0)
+    rays = np.array(fan.rays, float)
+    rows = []
+    panels = [("f", f.bends, None)] + [(f"vertex {k}", D.decomposition(v).g.bends, D.decomposition(v).h.bends)
+                                       for k, v in enumerate(V)]
+    for ax, (name, bg, bh) in zip(axes[0], panels):
+        for i, r in enumerate(rays):
+            u = r / np.linalg.norm(r)
+            ax.plot([0, u[0]], [0, u[1]], color="0.7", lw=1)
+            label = f"{bg[i]}" if bh is None else f"{bg[i]}|{bh[i]}"
+            ax.text(1.15 * u[0], 1.15 * u[1], label, ha="center", va="center", fontsize=8)
+            rows.append(dict(panel=name, ray=i, bend_g=float(bg[i]), bend_h=None if bh is None else float(bh[i])))
+        if bh is None:
+            ax.set_title("lambda(f) at the rays", fontsize=9)
+        else:
+            dec = D.decomposition(V[int(name.split()[1])])
+            ax.set_title(f"{name}: lambda(g)|lambda(h), pieces {dec.pieces[0]}+{dec.pieces[1]}", fontsize=8)
+        ax.set_xlim(-1.5, 1.5)
+        ax.set_ylim(-1.5, 1.5)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    return fig, pd.DataFrame(rows)
+
+
+@figure(PAPER, "piece_counts", caption="pieces(g) + pieces(h) of minimal (best vertex) vs naive (f + t*phi, phi strictly "
+        "convex) decompositions, and pieces of f, for random integer f on random planar fans of m rays",
+        scales={"ci": dict(sizes=(4, 6), n_random=3), "full": dict(sizes=(4, 5, 6, 7, 8, 9, 10), n_random=20)})
+def piece_counts(*, sizes, n_random, seed):
+    rows = []
+    for m in sizes:
+        fan = random_planar_fan(m, seed=child_seed(seed, "pc", m))
+        for r in range(n_random):
+            f = CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=child_seed(seed, "pc", m, r)))
+            D = DecompositionPolyhedron(f)
+            mins, table = D.minimal_decompositions()
+            rows.append(dict(m=m, instance=r, f_pieces=f.n_pieces(), minimal=mins[0].total_pieces,
+                             naive=naive_decomposition(f).total_pieces, vertices=len(table)))
+    df = pd.DataFrame(rows)
+    fig, axes = subplots(1, 1, width=4.6, height=3.4)
+    ax = axes[0, 0]
+    g = df.groupby("m").mean(numeric_only=True)
+    ax.plot(g.index, g.naive, "s-", label="naive")
+    ax.plot(g.index, g.minimal, "o-", label="minimal (vertex)")
+    ax.plot(g.index, g.f_pieces, "^:", label="pieces of f")
+    ax.set_xlabel("number of rays m")
+    ax.set_ylabel("mean pieces")
+    ax.legend()
+    return fig, df
