@@ -86,7 +86,7 @@ def _construction_row(n, n_points, certify, tropical, seed):
        statement="The balanced max-tournament represents F_n = max(0, x_1..x_n) exactly for n = 1..32 with "
                  "ceil(log2(n+1)) hidden layers and weights in {-1, 0, 1}",
        scales={"ci": dict(n_max=32, n_points=100, n_certify=4, n_tropical=3),
-               "full": dict(n_max=32, n_points=1000, n_certify=7, n_tropical=6)})
+               "full": dict(n_max=32, n_points=1000, n_certify=8, n_tropical=6)})
 def fn_construction_exact(*, n_max, n_points, n_certify, n_tropical, seed):
     rows = [_construction_row(n, n_points, n <= n_certify, n <= n_tropical, seed + n) for n in range(1, n_max + 1)]
     table = pd.DataFrame(rows)
@@ -122,11 +122,11 @@ def _summary(table):
     }).reset_index()
 
 
-INVARIANT_CI = ((3, (4,), 1, 2, 4), (3, (4,), 10, 3, 4), (3, (4,), 2, 3, 4), (4, (5,), 10, 3, 2),
+INVARIANT_CI = ((3, (7,), 1, 2, 3), (3, (7,), 10, 3, 3), (3, (7,), 2, 3, 3), (4, (8,), 10, 3, 2),
                 (4, (4, 2), 1, 2, 2), (4, (4, 2), 3, 2, 2))
-INVARIANT_FULL = ((3, (4,), 1, 2, 30), (3, (4,), 10, 3, 30), (3, (4,), 2, 3, 30), (4, (5,), 10, 3, 15),
-                  (4, (5,), 2, 3, 15), (5, (6,), 6, 5, 4), (4, (4, 2), 1, 2, 12), (4, (4, 2), 3, 2, 12),
-                  (4, (4, 3), 5, 2, 6))
+INVARIANT_FULL = ((3, (7,), 1, 2, 30), (3, (7,), 10, 3, 30), (3, (7,), 2, 3, 30), (4, (8,), 10, 3, 15),
+                  (4, (8,), 2, 3, 15), (5, (10,), 6, 5, 6), (4, (4, 2), 1, 2, 12), (4, (4, 2), 3, 2, 12),
+                  (4, (5, 3), 5, 2, 6))
 
 
 @claim(PAPER, "volume_invariant",
@@ -153,7 +153,7 @@ def volume_invariant(*, configs, seed):
        citation="Sec. 1 ('for p = 3 this covers binary as well as decimal fractions'); spec §3(b)4",
        statement="With dyadic weights the parity argument (p = 2) breaks: the zonotope of (1/2, 0) and (0, 1) has "
                  "normalized area 1, and random dyadic networks have faces of dimension >= 2^k with odd volume",
-       scales={"ci": dict(n=3, widths=(4,), n_networks=4), "full": dict(n=3, widths=(4,), n_networks=30)})
+       scales={"ci": dict(n=3, widths=(7,), n_networks=3), "full": dict(n=3, widths=(7,), n_networks=30)})
 def dyadic_parity_fails(*, n, widths, n_networks, seed):
     Z = minkowski_sum(conv_union(point([0, 0]), point([Fraction(1, 2), 0])), conv_union(point([0, 0]), point([0, 1])))
     vol_Z = normalized_volume(Z.num, Z.den)
@@ -241,7 +241,9 @@ def p_of_N_logarithmic(*, N_max, seed):
     ratio = ps / np.log(Ns)
     i = int(np.argmax(ratio))
     # record-setting N (where p(N) increases): the primorials
-    rec = [(int(N), int(p)) for N, p in zip(Ns, ps) if p > ps[:max(0, N - 3)].max(initial=0)]
+    running = np.maximum.accumulate(ps)
+    first = np.r_[True, running[1:] > running[:-1]]
+    rec = [(int(N), int(p)) for N, p in zip(Ns[first], ps[first])]
     data = pd.DataFrame({"N": [r[0] for r in rec], "p": [r[1] for r in rec],
                          "p_over_lnN": [r[1] / log(r[0]) for r in rec]})
     return Bound(value=float(ratio[i]), bound=3.0, side="<=", data=data,
@@ -295,3 +297,26 @@ def lower_bound_vs_N(*, N_max, seed):
     ax.legend(fontsize=8)
     data = pd.concat(frames, ignore_index=True).drop(columns=["ln_n_over_lnln_N"])
     return fig, data
+
+
+@figure(PAPER, "invariant_by_face_dimension",
+        caption="Share of faces of the Newton polytopes of random N-ary networks whose normalized volume is "
+                "divisible by p, by face dimension d; the invariant predicts 1 for d >= p^k (dashed) when p does "
+                "not divide N, and nothing for p | N (dyadic weights, p = 2)",
+        scales={"ci": dict(configs=INVARIANT_CI[:4] + ((3, (7,), 2, 2, 3),)),
+                "full": dict(configs=INVARIANT_FULL + ((3, (7,), 2, 2, 30), (4, (8,), 2, 2, 15)))})
+def invariant_by_face_dimension(*, configs, seed):
+    configs = tuple((n, tuple(w), N, p, m) for n, w, N, p, m in configs)
+    table = _invariant(configs, seed)
+    g = (table.groupby(["config", "N", "p", "k", "threshold", "dim"], sort=False)["divisible"]
+         .agg(["mean", "size"]).reset_index().rename(columns={"mean": "share_divisible", "size": "faces"}))
+    fig, axes = subplots(1, 1, width=6.0, height=4.0)
+    ax = axes[0, 0]
+    for i, (cfg, t) in enumerate(g.groupby("config", sort=False)):
+        line, = ax.plot(t["dim"] + 0.04 * i, t["share_divisible"], "o-", label=cfg, alpha=0.8)
+        ax.axvline(t["threshold"].iloc[0] + 0.04 * i, color=line.get_color(), linestyle="--", alpha=0.4)
+    ax.set_xlabel("face dimension d")
+    ax.set_ylabel("share of faces with p | Vol(face)")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend(fontsize=6)
+    return fig, g
