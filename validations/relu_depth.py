@@ -252,6 +252,14 @@ def p_of_N_logarithmic(*, N_max, seed):
 
 # --------------------------------------------------------------------------- figures
 
+def pyplot_colors(k):
+    """k distinct colours (tab20)."""
+    from theorylab.core.plotting import pyplot
+
+    cmap = pyplot().get_cmap("tab20")
+    return [cmap(i % 20) for i in range(k)]
+
+
 @figure(PAPER, "depth_bounds_vs_n",
         caption="Hidden layers needed/sufficient for F_n: AHM lower bounds ceil(log_p(n+1)) for integer (p=2), "
                 "binary/decimal (p=3) and 210-ary (p=11) weights, against the tournament ceil(log2(n+1)) and "
@@ -277,8 +285,9 @@ def depth_bounds_vs_n(*, n_max, seed):
 
 
 @figure(PAPER, "lower_bound_vs_N",
-        caption="AHM lower bound ceil(log_{p(N)}(n+1)) versus N for n = 10^3 and 10^6, with p(N) the smallest "
-                "prime not dividing N; the dotted lines are ln(n+1)/ln p(N)",
+        caption="AHM lower bound ceil(log_{p(N)}(n+1)) versus N for n = 10^3 and 10^6 (dots: every N; line: the "
+                "worst case over N' <= N, attained at primorials), with the Omega(ln n / ln ln N) scale "
+                "ln(n+1) / ln ln N (dashed, N >= 16)",
         scales={"ci": dict(N_max=3000), "full": dict(N_max=100000)})
 def lower_bound_vs_N(*, N_max, seed):
     Ns = np.arange(1, N_max + 1)
@@ -288,14 +297,20 @@ def lower_bound_vs_N(*, N_max, seed):
     for n, color in ((10 ** 3, "tab:blue"), (10 ** 6, "tab:red")):
         t = _lower_bound_table(n, Ns)
         t.insert(0, "n", n)
+        t["worst_case_up_to_N"] = np.minimum.accumulate(t["lower_bound"].to_numpy())
         frames.append(t)
-        ax.step(t["N"], t["lower_bound"], where="post", color=color, label=f"n = {n:g}: ceil(log_p(n+1))")
-        ax.plot(t["N"], t["log_p_n1"], ":", color=color, alpha=0.7)
+        ax.plot(t["N"], t["lower_bound"], ".", color=color, markersize=2, alpha=0.25)
+        ax.step(t["N"], t["worst_case_up_to_N"], where="post", color=color,
+                label=f"n = {n:g}: min over N' <= N of ceil(log_p(n+1))")
+        big = t["N"] >= 16
+        ax.plot(t["N"][big], t["ln_n_over_lnln_N"][big], "--", color=color, alpha=0.6,
+                label=f"n = {n:g}: ln(n+1) / ln ln N")
     ax.set_xscale("log")
     ax.set_xlabel("N (weights are N-ary fractions)")
     ax.set_ylabel("hidden layers (lower bound)")
-    ax.legend(fontsize=8)
-    data = pd.concat(frames, ignore_index=True).drop(columns=["ln_n_over_lnln_N"])
+    ax.legend(fontsize=7)
+    data = pd.concat(frames, ignore_index=True)
+    data["ln_n_over_lnln_N"] = data["ln_n_over_lnln_N"].fillna(0.0)
     return fig, data
 
 
@@ -312,8 +327,12 @@ def invariant_by_face_dimension(*, configs, seed):
          .agg(["mean", "size"]).reset_index().rename(columns={"mean": "share_divisible", "size": "faces"}))
     fig, axes = subplots(1, 1, width=6.0, height=4.0)
     ax = axes[0, 0]
+    colors = pyplot_colors(g["config"].nunique())
     for i, (cfg, t) in enumerate(g.groupby("config", sort=False)):
-        line, = ax.plot(t["dim"] + 0.04 * i, t["share_divisible"], "o-", label=cfg, alpha=0.8)
+        control = t["N"].iloc[0] % t["p"].iloc[0] == 0           # p | N: no invariant predicted
+        t = t.sort_values("dim")
+        line, = ax.plot(t["dim"] + 0.04 * i, t["share_divisible"], "s:" if control else "o-", color=colors[i],
+                        label=cfg + (" (p | N)" if control else ""), alpha=0.85)
         ax.axvline(t["threshold"].iloc[0] + 0.04 * i, color=line.get_color(), linestyle="--", alpha=0.4)
     ax.set_xlabel("face dimension d")
     ax.set_ylabel("share of faces with p | Vol(face)")
