@@ -170,9 +170,7 @@ def enumerate_regions(net: ReLUNetwork, *, box: float = 1.0, max_regions: int = 
     regions = []
     # affine maps of the inputs: x_i = e_i . x
     ident = [tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n)]
-    start_point = _interior_point([], [], tuple([ZERO] * n), Fraction(1), box)  # any point: origin
-    if start_point is None:
-        start_point = tuple([ZERO] * n)
+    start_point = tuple([ZERO] * n)              # R^n: any point is interior
 
     def layer_pre(l, ys_lin, ys_const):
         W, b = net.weights[l], net.biases[l]
@@ -258,7 +256,6 @@ def certify_max(net: ReLUNetwork, *, box: float = 1.0):
     for R in regions:
         lin, const = R.out_lin[0], R.out_const[0]
         vals = [_affine_eval(pl, pc, R.point) for pl, pc in pieces]
-        j = int(np.argmax([float(v) for v in vals]))
         j = max(range(len(vals)), key=lambda t: vals[t])          # exact argmax
         ok = tuple(lin) == pieces[j][0] and const == pieces[j][1]
         for i, (pl, pc) in enumerate(pieces):
