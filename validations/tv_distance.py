@@ -283,9 +283,13 @@ def fig_equivalence_runtime(*, ns, ks, n_k, enum_ns, exact_ns, repeat, seed):
     ax.set_xlabel("K = k1 + k2 (components)")
     ax.set_ylabel("wall time [s]")
     ax.legend(fontsize=7)
-    table = pd.concat([tn.assign(series="test_modular_vs_n"), tx.assign(series="test_exact_vs_n"),
-                       tk.assign(series="test_modular_vs_K"), te.assign(series="enumeration_vs_n")],
-                      ignore_index=True)
+    def part(df, series, x):
+        return pd.DataFrame({"series": series, "x_name": x, "x": df[x].to_numpy(float), "n": df.n.to_numpy(),
+                             "K": df.K.to_numpy() if "K" in df else 2 * df.k.to_numpy(),
+                             "time_s": df.time_s.to_numpy()})
+
+    table = pd.concat([part(tn, "test_modular_vs_n", "n"), part(tx, "test_exact_vs_n", "n"),
+                       part(tk, "test_modular_vs_K", "K"), part(te, "enumeration_vs_n", "n")], ignore_index=True)
     return fig, table
 
 
@@ -325,5 +329,9 @@ def fig_estimator_error(*, sample_sizes, reps, eps_list, instances, seed):
     ax.set_xlabel("eps")
     ax.set_ylabel("|FPTAS / TV - 1| (floored at 1e-16)")
     ax.legend(fontsize=7)
-    table = pd.concat([g.assign(series="coupling_vs_N"), fg.assign(series="fptas_vs_eps")], ignore_index=True)
+    table = pd.concat([
+        g.melt(id_vars="N", var_name="stat", value_name="value").rename(columns={"N": "x"}).assign(
+            series="coupling_rel_err_vs_N"),
+        fg.melt(id_vars="eps", var_name="stat", value_name="value").rename(columns={"eps": "x"}).assign(
+            series="fptas_rel_err_vs_eps")], ignore_index=True)[["series", "x", "stat", "value"]]
     return fig, table

@@ -112,7 +112,7 @@ def coupling_g_samples(P: Mixture, Q: Mixture, n_samples, *, seed=0) -> np.ndarr
     first_cdf = np.cumsum(parts.first)
     first_cdf[-1] = 1.0
     g = coupling_g_kernel(first_cdf, _cdf(parts.mins), _cdf(p - parts.mins), _cdf(p), logP, logQ, logm,
-                          spawn_seeds(seed, n_chunks).astype(np.int64) & 0x7FFFFFFF, CHUNK)
+                          spawn_seeds(seed, n_chunks).astype(np.int64), CHUNK)
     return require_finite("coupling g samples", g, n=P.n)
 
 
