@@ -61,22 +61,6 @@ def _same_class(u, lu, l1u, m1, a, m2, b, lf):
 
 
 @njit(cache=True)
-def _two_classes(lu, lv, l1v, l1uv, m1, a, m2, b, lf):
-    """P(N_x(m1) = a, N_y(m2) = b), x != y, p_x = u, p_y = v, m1 <= m2 (not in logs)."""
-    r = m2 - m1
-    j_lo = max(0, b - r)
-    j_hi = min(b, m1 - a)
-    total = 0.0
-    for j in range(j_lo, j_hi + 1):
-        rest = m1 - a - j
-        lt = (lf[m1] - lf[a] - lf[j] - lf[rest] + _xlogy(a, lu) + _xlogy(j, lv) + _xlogy(rest, l1uv)
-              + lf[r] - lf[b - j] - lf[r - b + j] + _xlogy(b - j, lv) + _xlogy(r - b + j, l1v))
-        if lt > -np.inf:
-            total += math.exp(lt)
-    return total
-
-
-@njit(cache=True)
 def _log_norm(m, k, w, lf):
     """log of the normaliser: C(m, k) for a Phi atom, 1 for a mass atom."""
     if w == 1:
@@ -85,44 +69,86 @@ def _log_norm(m, k, w, lf):
 
 
 @njit(cache=True)
-def _pair_moment(u, c, m1, k1, w1, m2, k2, w2, lf):
-    """E[Y_1 Y_2] for two atoms; u distinct probabilities with multiplicities c."""
+def _prepare(u):
+    """Logs reused by every atom pair: log u, log(1-u), log(1-u_d-u_e), (1-u_e)/(1-u_d-u_e)."""
+    D = u.shape[0]
+    lu = np.empty(D)
+    l1u = np.empty(D)
+    for d in range(D):
+        lu[d] = _safe_log(u[d])
+        l1u[d] = _safe_log(1.0 - u[d])
+    L = np.empty((D, D))
+    Q = np.empty((D, D))
+    for d in range(D):
+        for e in range(D):
+            s = 1.0 - u[d] - u[e]
+            s = s if s > 0.0 else 0.0
+            L[d, e] = _safe_log(s)
+            Q[d, e] = (1.0 - u[e]) / s if s > 0.0 else np.inf
+    return lu, l1u, L, Q
+
+
+@njit(cache=True)
+def _pair_moment(u, c, lu, l1u, L, Q, m1, k1, w1, m2, k2, w2, lf):
+    """E[Y_1 Y_2] for two atoms; u distinct probabilities with multiplicities c.
+
+    The convolution over j (the count of the later atom's class in the earlier prefix) is
+    summed by the term ratio t(j+1)/t(j) = C(j+1)/C(j) * (1-v)/(1-u-v): one exp per class pair.
+    """
     if m1 > m2:
         m1, k1, w1, m2, k2, w2 = m2, k2, w2, m1, k1, w1
     D = u.shape[0]
+    r = m2 - m1
     lnorm = _log_norm(m1, k1, w1, lf) + _log_norm(m2, k2, w2, lf)
     total = 0.0
     for d in range(D):
-        ud = u[d]
-        lu = _safe_log(ud)
-        l1u = _safe_log(1.0 - ud)
-        # same class x: weights p_x^(w1 + w2)
-        ls = _same_class(ud, lu, l1u, m1, k1, m2, k2, lf)
+        ls = _same_class(u[d], lu[d], l1u[d], m1, k1, m2, k2, lf)
         if ls > -np.inf:
-            total += c[d] * math.exp(ls - lnorm + (w1 + w2) * lu)
+            total += c[d] * math.exp(ls - lnorm + (w1 + w2) * lu[d])
+    j_lo = max(0, k2 - r)
+    j_hi = min(k2, m1 - k1)
+    if j_lo > j_hi:
+        return total
+    W = j_hi - j_lo + 1
+    logC = np.empty(W)
+    for i in range(W):
+        j = j_lo + i
+        logC[i] = (lf[m1] - lf[k1] - lf[j] - lf[m1 - k1 - j] + lf[r] - lf[k2 - j] - lf[r - k2 + j])
+    ratio = np.empty(W)
+    for i in range(W - 1):
+        ratio[i] = math.exp(logC[i + 1] - logC[i])
+    e1 = m1 - k1 - j_lo  # exponent of (1 - u - v) at j_lo
+    e2 = r - k2 + j_lo   # exponent of (1 - v) at j_lo
+    for d in range(D):
         for e in range(D):
             pairs = c[d] * (c[e] - 1.0) if d == e else c[d] * c[e]
             if pairs <= 0.0:
                 continue
-            ve = u[e]
-            lv = _safe_log(ve)
-            l1v = _safe_log(1.0 - ve)
-            s = 1.0 - ud - ve
-            l1uv = _safe_log(s if s > 0.0 else 0.0)
-            pr = _two_classes(lu, lv, l1v, l1uv, m1, k1, m2, k2, lf)
-            if pr > 0.0:
-                total += pairs * pr * math.exp(-lnorm + w1 * lu + w2 * lv)
+            base = (k1 + w1) * lu[d] + (k2 + w2) * lu[e] - lnorm
+            if Q[d, e] < np.inf:
+                t = math.exp(base + logC[0] + _xlogy(e1, L[d, e]) + _xlogy(e2, l1u[e]))
+                acc = t
+                for i in range(W - 1):
+                    t *= ratio[i] * Q[d, e]
+                    acc += t
+            else:  # 1 - u - v = 0: only the term with exponent 0 of (1 - u - v) survives
+                acc = 0.0
+                for i in range(W):
+                    if e1 - i == 0:
+                        acc += math.exp(base + logC[i] + _xlogy(e2 + i, l1u[e]))
+            total += pairs * acc
     return total
 
 
 @njit(cache=True)
 def gram(u, c, m, k, w, lf):
     """Symmetric matrix E[Y_i Y_j] over the atoms (m, k, w)."""
+    lu, l1u, L, Q = _prepare(u)
     A = m.shape[0]
     G = np.empty((A, A))
     for i in range(A):
         for j in range(i, A):
-            G[i, j] = _pair_moment(u, c, m[i], k[i], w[i], m[j], k[j], w[j], lf)
+            G[i, j] = _pair_moment(u, c, lu, l1u, L, Q, m[i], k[i], w[i], m[j], k[j], w[j], lf)
             G[j, i] = G[i, j]
     return G
 
@@ -130,12 +156,13 @@ def gram(u, c, m, k, w, lf):
 @njit(cache=True)
 def cross_moments(u, c, m1, k1, w1, m2, k2, w2, lf):
     """Rectangular matrix E[Y_i Z_j] between atom lists 1 and 2."""
+    lu, l1u, L, Q = _prepare(u)
     A = m1.shape[0]
     B = m2.shape[0]
     out = np.empty((A, B))
     for i in range(A):
         for j in range(B):
-            out[i, j] = _pair_moment(u, c, m1[i], k1[i], w1[i], m2[j], k2[j], w2[j], lf)
+            out[i, j] = _pair_moment(u, c, lu, l1u, L, Q, m1[i], k1[i], w1[i], m2[j], k2[j], w2[j], lf)
     return out
 
 
