@@ -1,0 +1,348 @@
+"""Jitted kernels for the soft committee machine with a power-law input spectrum.
+
+Worschech & Rosenow, ICLR 2025 (arXiv:2410.09005), Sec. 2-4.  Notation follows the paper:
+student J_i (i < K), teacher B_n (n < M), input xi ~ N(0, Sigma) with L distinct eigenvalues
+lambda_l of multiplicity N/L, pre-activations x_i = J_i.xi/sqrt(N), y_n = B_n.xi/sqrt(N),
+outputs (1/sqrt K) sum_i g(x_i) and (1/sqrt M) sum_n g(y_n), g(x) = erf(x/sqrt 2) or x.
+
+Everything here is small and typed by its inputs; no I/O, no validation (see the Python API).
+Gaussian integrals for g(x) = erf(x/sqrt 2) are the closed forms of Saad & Solla (1995).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+TWO_OVER_PI = 2.0 / math.pi
+
+
+# --------------------------------------------------------------------------- Gaussian integrals
+@njit(cache=True)
+def i2(cuu, cvv, cuv):
+    """E[g(u) g(v)] = (2/pi) arcsin(C_uv / sqrt((1+C_uu)(1+C_vv)))."""
+    return TWO_OVER_PI * math.asin(cuv / math.sqrt((1.0 + cuu) * (1.0 + cvv)))
+
+
+@njit(cache=True)
+def gp_gp(cuu, cvv, cuv):
+    """E[g'(u) g'(v)] = (2/pi) / sqrt((1+C_uu)(1+C_vv) - C_uv^2)."""
+    return TWO_OVER_PI / math.sqrt((1.0 + cuu) * (1.0 + cvv) - cuv * cuv)
+
+
+@njit(cache=True)
+def gpp_g(cuu, cvv, cuv):
+    """E[g''(u) g(v)] = -(2/pi) C_uv / ((1+C_uu) sqrt((1+C_uu)(1+C_vv) - C_uv^2)) (Price's theorem)."""
+    return -TWO_OVER_PI * cuv / ((1.0 + cuu) * math.sqrt((1.0 + cuu) * (1.0 + cvv) - cuv * cuv))
+
+
+@njit(cache=True)
+def i4(C, a, b, c, d):
+    """E[g'(u_a) g'(u_b) g(u_c) g(u_d)] for u ~ N(0, C), the 4-point integral of Saad & Solla (1995)."""
+    c11 = 1.0 + C[a, a]
+    c22 = 1.0 + C[b, b]
+    c33 = 1.0 + C[c, c]
+    c44 = 1.0 + C[d, d]
+    c12, c13, c14 = C[a, b], C[a, c], C[a, d]
+    c23, c24, c34 = C[b, c], C[b, d], C[c, d]
+    lam4 = c11 * c22 - c12 * c12
+    lam0 = lam4 * c34 - c23 * c24 * c11 - c13 * c14 * c22 + c12 * c13 * c24 + c12 * c14 * c23
+    lam1 = lam4 * c33 - c23 * c23 * c11 - c13 * c13 * c22 + 2.0 * c12 * c13 * c23
+    lam2 = lam4 * c44 - c24 * c24 * c11 - c14 * c14 * c22 + 2.0 * c12 * c14 * c24
+    arg = lam0 / math.sqrt(lam1 * lam2)
+    if arg > 1.0:
+        arg = 1.0
+    elif arg < -1.0:
+        arg = -1.0
+    return (4.0 / (math.pi * math.pi)) / math.sqrt(lam4) * math.asin(arg)
+
+
+@njit(cache=True)
+def output_weights(K, M):
+    """c with y - f = sum_a c_a g(u_a), u = (x_1..x_K, y_1..y_M)."""
+    c = np.empty(K + M)
+    for i in range(K):
+        c[i] = -1.0 / math.sqrt(K)
+    for n in range(M):
+        c[K + n] = 1.0 / math.sqrt(M)
+    return c
+
+
+@njit(cache=True)
+def eps_from_cov(C, K, M, erf):
+    """Generalisation error eps_g = E[(f - y)^2]/2 from the pre-activation covariance C (exact)."""
+    c = output_weights(K, M)
+    n = K + M
+    s = 0.0
+    for a in range(n):
+        for b in range(n):
+            if erf:
+                s += c[a] * c[b] * i2(C[a, a], C[b, b], C[a, b])
+            else:
+                s += c[a] * c[b] * C[a, b]
+    return 0.5 * s
+
+
+@njit(cache=True)
+def drift_matrices(C, K, M, erf, A, Bm, D):
+    """Stein-lemma coefficients of the order-parameter ODEs, written into A, Bm, D.
+
+    A[i, k] = E[d delta_i / d x_k], Bm[i, m] = E[d delta_i / d y_m], D[i, k] = E[delta_i delta_k],
+    with delta_i = g'(x_i)(y - f)/sqrt(K).  Returns eps_g.
+    """
+    sK = math.sqrt(K)
+    sM = math.sqrt(M)
+    c = output_weights(K, M)
+    if not erf:
+        eps = eps_from_cov(C, K, M, False)
+        for i in range(K):
+            for k in range(K):
+                A[i, k] = -1.0 / K
+                D[i, k] = 2.0 * eps / K
+            for m in range(M):
+                Bm[i, m] = 1.0 / (sK * sM)
+        return eps
+    n = K + M
+    for i in range(K):
+        s = 0.0  # E[g''(x_i)(y - f)]
+        for a in range(n):
+            s += c[a] * gpp_g(C[i, i], C[a, a], C[i, a])
+        for k in range(K):
+            A[i, k] = -gp_gp(C[i, i], C[k, k], C[i, k]) / K
+        A[i, i] += s / sK
+        for m in range(M):
+            Bm[i, m] = gp_gp(C[i, i], C[K + m, K + m], C[i, K + m]) / (sK * sM)
+    for i in range(K):
+        for k in range(i, K):
+            s = 0.0
+            for a in range(n):
+                for b in range(n):
+                    s += c[a] * c[b] * i4(C, i, k, a, b)
+            D[i, k] = s / K
+            D[k, i] = D[i, k]
+    return eps_from_cov(C, K, M, True)
+
+
+# --------------------------------------------------------------------------- ODE (per eigen-group)
+@njit(cache=True)
+def group_cov(q, r, t, lam, L, K, M, C):
+    """Pre-activation covariance C = (1/L) sum_l lambda_l [[q^l, r^l], [r^l^T, t^l]]."""
+    for a in range(K + M):
+        for b in range(K + M):
+            C[a, b] = 0.0
+    for l in range(L):
+        w = lam[l] / L
+        for i in range(K):
+            for k in range(K):
+                C[i, k] += w * q[l, i, k]
+            for m in range(M):
+                C[i, K + m] += w * r[l, i, m]
+                C[K + m, i] += w * r[l, i, m]
+        for n in range(M):
+            for m in range(M):
+                C[K + n, K + m] += w * t[l, n, m]
+
+
+@njit(cache=True)
+def group_rhs(q, r, t, lam, trained, eta, erf, dq, dr, C, A, Bm, D):
+    """d q^l/d alpha and d r^l/d alpha of the eigen-group ODEs; returns eps_g.
+
+    dq^l = eta lam_l [A q^l + q^l A^T + Bm r^l^T + r^l Bm^T] + eta^2 lam_l D,
+    dr^l = eta lam_l [A r^l + Bm t^l]   (frozen, i.e. zero, for untrained groups).
+    """
+    L, K, M = q.shape[0], q.shape[1], t.shape[1]
+    group_cov(q, r, t, lam, L, K, M, C)
+    eps = drift_matrices(C, K, M, erf, A, Bm, D)
+    for l in range(L):
+        if not trained[l]:
+            for i in range(K):
+                for k in range(K):
+                    dq[l, i, k] = 0.0
+                for m in range(M):
+                    dr[l, i, m] = 0.0
+            continue
+        el = eta * lam[l]
+        for i in range(K):
+            for k in range(i, K):
+                s = 0.0
+                for j in range(K):
+                    s += A[i, j] * q[l, j, k] + A[k, j] * q[l, i, j]
+                for m in range(M):
+                    s += Bm[i, m] * r[l, k, m] + Bm[k, m] * r[l, i, m]
+                dq[l, i, k] = el * s + eta * el * D[i, k]
+                dq[l, k, i] = dq[l, i, k]
+            for m in range(M):
+                s = 0.0
+                for j in range(K):
+                    s += A[i, j] * r[l, j, m]
+                for n in range(M):
+                    s += Bm[i, n] * t[l, n, m]
+                dr[l, i, m] = el * s
+    return eps
+
+
+@njit(cache=True)
+def _axpy(out, x, a, k):
+    """out = x + a * k (flat, in place)."""
+    o, xx, kk = out.ravel(), x.ravel(), k.ravel()
+    for p in range(o.size):
+        o[p] = xx[p] + a * kk[p]
+
+
+@njit(cache=True)
+def _rk4_combine(x, dt, k1, k2, k3, k4):
+    xx, a, b, c, d = x.ravel(), k1.ravel(), k2.ravel(), k3.ravel(), k4.ravel()
+    big = 0.0
+    for p in range(xx.size):
+        xx[p] += (dt / 6.0) * (a[p] + 2.0 * b[p] + 2.0 * c[p] + d[p])
+        v = abs(xx[p])
+        if not v <= big:  # also catches NaN
+            big = v if math.isfinite(v) else math.inf
+    return big
+
+
+@njit(cache=True)
+def rk4_groups(q0, r0, t, lam, trained, eta, erf, h, alpha_rec, blowup):
+    """Classical RK4 with step <= h, landing exactly on each time in ``alpha_rec`` (sorted).
+
+    Returns (eps (n_rec,), Q (n_rec, K, K), R (n_rec, K, M), status) with status = -1 on
+    success or the index of the record time at which the state became non-finite / exceeded
+    ``blowup``.
+    """
+    L, K, M = q0.shape[0], q0.shape[1], t.shape[1]
+    n_rec = alpha_rec.shape[0]
+    eps_out = np.full(n_rec, np.nan)
+    Q_out = np.full((n_rec, K, K), np.nan)
+    R_out = np.full((n_rec, K, M), np.nan)
+    q = q0.copy()
+    r = r0.copy()
+    qs = np.empty_like(q)
+    rs = np.empty_like(r)
+    C = np.empty((K + M, K + M))
+    A = np.empty((K, K))
+    Bm = np.empty((K, M))
+    D = np.empty((K, K))
+    k1q = np.empty_like(q)
+    k2q = np.empty_like(q)
+    k3q = np.empty_like(q)
+    k4q = np.empty_like(q)
+    k1r = np.empty_like(r)
+    k2r = np.empty_like(r)
+    k3r = np.empty_like(r)
+    k4r = np.empty_like(r)
+    alpha = 0.0
+    for j in range(n_rec):
+        while alpha < alpha_rec[j]:
+            dt = min(h, alpha_rec[j] - alpha)
+            group_rhs(q, r, t, lam, trained, eta, erf, k1q, k1r, C, A, Bm, D)
+            _axpy(qs, q, 0.5 * dt, k1q)
+            _axpy(rs, r, 0.5 * dt, k1r)
+            group_rhs(qs, rs, t, lam, trained, eta, erf, k2q, k2r, C, A, Bm, D)
+            _axpy(qs, q, 0.5 * dt, k2q)
+            _axpy(rs, r, 0.5 * dt, k2r)
+            group_rhs(qs, rs, t, lam, trained, eta, erf, k3q, k3r, C, A, Bm, D)
+            _axpy(qs, q, dt, k3q)
+            _axpy(rs, r, dt, k3r)
+            group_rhs(qs, rs, t, lam, trained, eta, erf, k4q, k4r, C, A, Bm, D)
+            big = max(_rk4_combine(q, dt, k1q, k2q, k3q, k4q), _rk4_combine(r, dt, k1r, k2r, k3r, k4r))
+            alpha += dt
+            if not big <= blowup:
+                return eps_out, Q_out, R_out, j
+        group_cov(q, r, t, lam, L, K, M, C)
+        eps_out[j] = eps_from_cov(C, K, M, erf)
+        Q_out[j] = C[:K, :K]
+        R_out[j] = C[:K, K:]
+    return eps_out, Q_out, R_out, -1
+
+
+# --------------------------------------------------------------------------- one-pass SGD
+@njit(cache=True)
+def _eps_sgd(J, B, lam, K, M, N, erf, C):
+    for a in range(K + M):
+        for b in range(a, K + M):
+            s = 0.0
+            u = J[a] if a < K else B[a - K]
+            v = J[b] if b < K else B[b - K]
+            for p in range(N):
+                s += lam[p] * u[p] * v[p]
+            C[a, b] = s / N
+            C[b, a] = C[a, b]
+    return eps_from_cov(C, K, M, erf)
+
+
+@njit(cache=True, fastmath=True)
+def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed):
+    """One path of one-pass SGD, J_i <- J_i + (eta/sqrt N) delta_i xi, xi = sqrt(lam) * z.
+
+    Works in the eigenbasis of Sigma (equivalent by rotation invariance of the Gaussian
+    initialisation).  Only the first ``n_trained`` coordinates are updated (Sec. 4.3).
+    Returns eps_g at the steps in ``rec_steps`` (computed exactly from the order parameters)
+    and the index of the first non-finite record (-1 if none).
+    """
+    np.random.seed(seed)
+    K, N = J0.shape
+    M = B.shape[0]
+    J = J0.copy()
+    sq = np.sqrt(lam)
+    sN = math.sqrt(N)
+    sK = math.sqrt(K)
+    sM = math.sqrt(M)
+    xi = np.empty(N)
+    x = np.empty(K)
+    r2 = math.sqrt(2.0)
+    cgp = math.sqrt(2.0 / math.pi)
+    delta = np.empty(K)
+    C = np.empty((K + M, K + M))
+    n_rec = rec_steps.shape[0]
+    eps = np.full(n_rec, np.nan)
+    step = 0
+    for j in range(n_rec):
+        while step < rec_steps[j]:
+            z = np.random.standard_normal(N)
+            for p in range(N):
+                xi[p] = sq[p] * z[p]
+            f = 0.0
+            for i in range(K):
+                s = 0.0
+                for p in range(N):
+                    s += J[i, p] * xi[p]
+                x[i] = s / sN
+                f += (math.erf(x[i] / r2) if erf else x[i]) / sK
+            y = 0.0
+            for n in range(M):
+                s = 0.0
+                for p in range(N):
+                    s += B[n, p] * xi[p]
+                s /= sN
+                y += (math.erf(s / r2) if erf else s) / sM
+            for i in range(K):
+                gp = cgp * math.exp(-0.5 * x[i] * x[i]) if erf else 1.0
+                delta[i] = eta / sN * gp * (y - f) / sK
+            for i in range(K):
+                di = delta[i]
+                for p in range(n_trained):
+                    J[i, p] += di * xi[p]
+            step += 1
+        e = _eps_sgd(J, B, lam, K, M, N, erf, C)
+        if not math.isfinite(e) or e > 1e12:
+            return eps, j
+        eps[j] = e
+    return eps, -1
+
+
+@njit(parallel=True, cache=True)
+def sgd_paths(J0, B, lam, n_trained, eta, erf, rec_steps, seeds):
+    """Independent SGD paths in parallel (prange over paths; path p seeded by ``seeds[p]``).
+
+    J0: (P, K, N), B: (P, M, N), lam: (P, N) per-path spectra (so paths may differ in L).
+    """
+    P = J0.shape[0]
+    eps = np.empty((P, rec_steps.shape[0]))
+    status = np.empty(P, dtype=np.int64)
+    for p in prange(P):
+        e, s = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p])
+        eps[p] = e
+        status[p] = s
+    return eps, status

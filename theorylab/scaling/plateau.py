@@ -1,0 +1,104 @@
+"""The symmetric plateau of the erf committee machine (Worschech & Rosenow 2025, Sec. 5).
+
+On the symmetric plateau every student unit overlaps every teacher unit alike: R_in = R,
+Q_ii = Q, Q_ik = C.  For eta -> 0 the fixed point of the drift, written in the level-1 order
+parameters with T^(1) = I (random teacher, Tr Sigma/N = 1), is the same equation as for
+isotropic inputs, because the drift of every eigen-group is the group's eigenvalue times one
+common linear map (A, B); so the eta -> 0 plateau height does not depend on L or beta
+(spec [DERIVED]; the paper's own plateau-height formula, its Eq. (12), could not be read).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import root
+
+from theorylab.core import check_array, check_int, check_positive
+
+from . import _kernels as kr
+
+
+def _symmetric_cov(Q, C, R, K, M):
+    cov = np.full((K + M, K + M), 0.0)
+    cov[:K, :K] = C
+    cov[np.arange(K), np.arange(K)] = Q
+    cov[:K, K:] = R
+    cov[K:, :K] = R
+    cov[K:, K:] = np.eye(M)
+    return cov
+
+
+def _drift_residual(x, K, M):
+    Q, C, R = x
+    cov = _symmetric_cov(Q, C, R, K, M)
+    A, Bm, D = np.empty((K, K)), np.empty((K, M)), np.empty((K, K))
+    kr.drift_matrices(cov, K, M, True, A, Bm, D)
+    Qm, Rm = cov[:K, :K], cov[:K, K:]
+    dQ = A @ Qm + Qm @ A.T + Bm @ Rm.T + Rm @ Bm.T
+    dR = A @ Rm + Bm
+    out = [dR[0, 0], dQ[0, 0]]
+    if K > 1:
+        out.append(dQ[0, 1])
+    return np.array(out)
+
+
+def plateau_fixed_point(*, K=2, M=2, guess=None):
+    """The eta -> 0 symmetric fixed point Q_ii = Q, Q_ik = C, R_in = R (T = I) and its eps_g.
+
+    Solves A R + B T = 0 and A Q + Q A^T + B R^T + R B^T = 0 restricted to the symmetric
+    manifold (all students alike, every student equally overlapping every teacher).
+
+    Returns
+    -------
+    dict with keys ``Q``, ``C``, ``R``, ``eps``.
+    """
+    K = check_int("K", K, low=1)
+    M = check_int("M", M, low=1)
+    if guess is None:  # the isotropic K = M values Q = C = 1/(2K-1), R = 1/sqrt(K(2K-1)) as a start
+        guess = (1.0 / (2 * K - 1), 1.0 / (2 * K - 1), 1.0 / np.sqrt(K * (2 * K - 1)))
+    x0 = np.array(guess, float)[[0, 1, 2] if K > 1 else [0, 2]]
+    fun = (lambda x: _drift_residual(x, K, M)) if K > 1 else (lambda x: _drift_residual((x[0], x[0], x[1]), K, M))
+    sol = root(fun, x0, tol=1e-13)
+    if not sol.success:
+        raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}: {sol.message}")
+    Q, C, R = (sol.x if K > 1 else (sol.x[0], sol.x[0], sol.x[1]))
+    eps = kr.eps_from_cov(_symmetric_cov(Q, C, R, K, M), K, M, True)
+    return {"Q": float(Q), "C": float(C), "R": float(R), "eps": float(eps)}
+
+
+def plateau_height(*, K=2, M=2):
+    """eps_g on the symmetric plateau for eta -> 0 (L- and beta-independent, see module doc)."""
+    return plateau_fixed_point(K=K, M=M)["eps"]
+
+
+def escape_time(alphas, eps, *, height, fraction=0.5):
+    """First alpha at which eps_g falls below ``fraction * height`` (linear interpolation in log eps).
+
+    Returns NaN if it never does within ``alphas``.
+    """
+    alphas = check_array("alphas", alphas, ndim=1)
+    eps = check_array("eps", eps, shape=(alphas.size,))
+    height = check_positive("height", height)
+    thr = fraction * height
+    below = np.flatnonzero(eps < thr)
+    if below.size == 0:
+        return float("nan")
+    j = int(below[0])
+    if j == 0:
+        return float(alphas[0])
+    a0, a1 = alphas[j - 1], alphas[j]
+    e0, e1 = np.log(eps[j - 1]), np.log(max(eps[j], 1e-300))
+    w = (np.log(thr) - e0) / (e1 - e0)
+    return float(a0 + w * (a1 - a0))
+
+
+def plateau_value(alphas, eps, *, window):
+    """eps_g at the flattest point (min |d log eps / d log alpha|) of the curve inside ``window``."""
+    alphas = check_array("alphas", alphas, ndim=1)
+    eps = check_array("eps", eps, shape=(alphas.size,))
+    m = (alphas >= window[0]) & (alphas <= window[1]) & (alphas > 0) & (eps > 0)
+    a, e = np.log(alphas[m]), np.log(eps[m])
+    if a.size < 3:
+        raise ValueError(f"window {window} holds {a.size} usable points; need at least 3")
+    s = np.abs(np.gradient(e, a))
+    return float(np.exp(e[np.argmin(s)])), float(s.min())
