@@ -56,9 +56,9 @@ def test_ode_forms_agree():
     J, B = init_weights(60, 2, 2, seed=2)
     ov = group_overlaps(J, B, 3)
     al = np.array([0.0, 1.0, 5.0])
-    e_grp = integrate_ode(L=3, overlaps=ov, alphas=al, h=0.01).eps_g.values
+    e_grp = integrate_ode(L=3, overlaps=ov, alphas=al, h=0.02).eps_g.values
     e_ivp = integrate_ode(L=3, overlaps=ov, alphas=al, method="solve_ivp").eps_g.values
-    e_h = integrate_hierarchy(ov, beta=1.0, eta=0.1, K=2, M=2, alphas=al, h=0.01)
+    e_h = integrate_hierarchy(ov, beta=1.0, eta=0.1, K=2, M=2, alphas=al, h=0.02)
     np.testing.assert_allclose(e_grp, e_ivp, rtol=1e-6)
     np.testing.assert_allclose(e_grp, e_h, rtol=1e-6)
 
