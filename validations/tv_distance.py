@@ -286,6 +286,11 @@ def fig_equivalence_runtime(*, ns, ks, n_k, enum_ns, exact_ns, repeat, seed):
     ax = axes[0, 1]
     fk = fit_loglog(tk.K, tk.time_s) if len(tk) >= 3 else None
     loglog_rate(ax, tk.K, tk.time_s, fit=fk, predicted=3.0, label=f"test, modular, n = {n_k}")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(tk.K.to_numpy())
     ax.set_xlabel("K = k1 + k2 (components)")
     ax.set_ylabel("wall time [s]")
     ax.legend(fontsize=7)
