@@ -205,17 +205,20 @@ def _polygon_panel(ax, D, title):
             if fc.bounded:
                 a, b = Vf[list(fc.vertices)]
                 ax.plot([a[0], b[0]], [a[1], b[1]], "-", color="C3", lw=2.5, zorder=3)
+                e = b
             else:
                 a = Vf[fc.vertices[0]]
                 r = Rf[fc.rays[0]]
                 e = a + 1.5 * span * r / np.linalg.norm(r)
                 ax.plot([a[0], e[0]], [a[1], e[1]], "--", color="C0")
-            rows.append(dict(panel=title, kind="edge", bounded=fc.bounded, vertices=str(fc.vertices), rays=str(fc.rays)))
+            kind = "bounded edge" if fc.bounded else "unbounded edge (drawn to x1, y1)"
+            rows.append(dict(panel=title, kind=kind, x0=a[0], y0=a[1], x1=e[0], y1=e[1], pieces=""))
     ax.plot(Vf[:, 0], Vf[:, 1], "o", color="k", zorder=4)
     for k, v in enumerate(Vf):
         dec = D.decomposition(V[k])
         ax.annotate(f"{dec.pieces[0]}+{dec.pieces[1]}", v, textcoords="offset points", xytext=(5, 5), fontsize=8)
-        rows.append(dict(panel=title, kind="vertex", y1=v[0], y2=v[1], pieces_g=dec.pieces[0], pieces_h=dec.pieces[1]))
+        rows.append(dict(panel=title, kind="vertex", x0=v[0], y0=v[1], x1=v[0], y1=v[1],
+                         pieces=f"{dec.pieces[0]}+{dec.pieces[1]}"))
     ax.set_title(title, fontsize=9)
     ax.set_xlabel("y1")
     ax.set_ylabel("y2")
@@ -262,7 +265,9 @@ def hexagon_vertices(*, seed):
             ax.plot([0, u[0]], [0, u[1]], color="0.7", lw=1)
             label = f"{bg[i]}" if bh is None else f"{bg[i]}|{bh[i]}"
             ax.text(1.15 * u[0], 1.15 * u[1], label, ha="center", va="center", fontsize=8)
-            rows.append(dict(panel=name, ray=i, bend_g=float(bg[i]), bend_h=None if bh is None else float(bh[i])))
+            rows.append(dict(panel=name, ray=i, function="f" if bh is None else "g", bend=float(bg[i])))
+            if bh is not None:
+                rows.append(dict(panel=name, ray=i, function="h", bend=float(bh[i])))
         if bh is None:
             ax.set_title("lambda(f) at the rays", fontsize=9)
         else:

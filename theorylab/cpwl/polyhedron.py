@@ -246,8 +246,13 @@ class DecompositionPolyhedron:
         return sorted(tuple(Fraction(v) for v in r) for r, _ in _dd.extreme_rays(A))
 
     def _vertices_numba(self):
+        from math import comb
+
         from ._kernels import basic_solutions
 
+        if comb(self.n_walls, self.d) > 5_000_000:
+            raise ValueError(f"method='numba' would solve C({self.n_walls}, {self.d}) = {comb(self.n_walls, self.d)} "
+                             "systems (limit 5e6); use method='dd'")
         Lf = np.array(self.L, dtype=float)
         uf = np.array([float(v) for v in self.u])
         pts, ok = basic_solutions(Lf, uf, 1e-9)

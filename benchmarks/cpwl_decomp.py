@@ -1,0 +1,76 @@
+"""cpwl_decomp benchmarks: vertex enumeration and minimal-decomposition search vs a
+brute-force reference (LP over random objectives, HiGHS), on planar fans of growing size."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from theorylab.core import benchmark, fit_loglog
+from theorylab.core.seeding import child_seed
+from theorylab.core.timing import best_time
+from theorylab.cpwl import CPWLFunction, DecompositionPolyhedron, random_planar_fan, random_ray_values
+
+
+def _instances(sizes, seed=0):
+    out = []
+    for m in sizes:
+        fan = random_planar_fan(m, seed=child_seed(seed, "bench", m), box=4)
+        out.append((m, CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=child_seed(seed, "bv", m)))))
+    return out
+
+
+def _lp_minimal(f, n_obj):
+    D = DecompositionPolyhedron(f)
+    pts = D.vertices_lp(n_obj, seed=0)
+    return D, pts
+
+
+@benchmark("cpwl_decomp", "vertex_enumeration")
+def vertex_enumeration(*, quick=False):
+    sizes = (6, 8) if quick else (6, 8, 10, 12, 14, 16)
+    n_obj = 50 if quick else 300
+    rows = []
+    DecompositionPolyhedron(_instances((5,))[0][1]).vrep("numba")  # compile outside the timing
+    for m, f in _instances(sizes):
+        t_dd = best_time(lambda: DecompositionPolyhedron(f).vrep("dd"), repeat=1 if quick else 3)
+        t_nb = best_time(lambda: DecompositionPolyhedron(f).vrep("numba"), repeat=1 if quick else 3)
+        D = DecompositionPolyhedron(f)
+        V = D.vrep()[0]
+        t0 = time.perf_counter()
+        lp = D.vertices_lp(n_obj, seed=0)
+        t_lp = time.perf_counter() - t0
+        rows.append(dict(walls=m, d=D.d, vertices=len(V), t_dd=t_dd, t_numba=t_nb, t_lp=t_lp,
+                         lp_found=len(lp), lp_coverage=len(lp) / len(V)))
+    walls = np.array([r["walls"] for r in rows], float)
+    t_dd = np.array([r["t_dd"] for r in rows])
+    out = dict(ratio=float(np.median([r["t_lp"] / r["t_dd"] for r in rows])),
+               ratio_numba=float(np.median([r["t_lp"] / r["t_numba"] for r in rows])),
+               vertices_per_s_dd=float(sum(r["vertices"] for r in rows) / t_dd.sum()),
+               lp_coverage_min=float(min(r["lp_coverage"] for r in rows)), rows=rows)
+    if len(rows) >= 3:
+        out["dd_time_slope_vs_walls"] = float(fit_loglog(walls, t_dd).slope)
+    return out
+
+
+@benchmark("cpwl_decomp", "minimal_decomposition")
+def minimal_decomposition(*, quick=False):
+    sizes = (6, 8) if quick else (6, 8, 10, 12, 14)
+    n_obj = 50 if quick else 300
+    rows = []
+    DecompositionPolyhedron(_instances((5,))[0][1]).minimal_decompositions()  # compile outside the timing
+    for m, f in _instances(sizes, seed=1):
+        t_ours = best_time(lambda: DecompositionPolyhedron(f).minimal_decompositions(), repeat=1 if quick else 3)
+        t0 = time.perf_counter()
+        D, pts = _lp_minimal(f, n_obj)
+        rational = [tuple(Fraction(float(x)).limit_denominator(10**4) for x in p) for p in pts]
+        rational = [y for y in rational if D.contains(y)]
+        best_lp = int(D.piece_counts(rational).sum(axis=1).min()) if rational else 10**9
+        t_ref = time.perf_counter() - t0
+        best = DecompositionPolyhedron(f).minimal_decompositions()[0][0].total_pieces
+        rows.append(dict(walls=m, t_ours=t_ours, t_ref=t_ref, best=best, best_lp=int(best_lp)))
+    return dict(ratio=float(np.median([r["t_ref"] / r["t_ours"] for r in rows])),
+                functions_per_s=float(len(rows) / sum(r["t_ours"] for r in rows)),
+                ref_missed_minimum=int(sum(r["best_lp"] > r["best"] for r in rows)), rows=rows)
