@@ -92,7 +92,7 @@ def equivalence_matches_tv_zero(*, n_per_family, seed):
 
 
 # --------------------------------------------------------------------------- claim 2
-TIME_N = {"ci": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828), k=4, repeat=5),
+TIME_N = {"ci": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828), k=4, repeat=2),
           "full": dict(ns=(250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000, 11314, 16000), k=4,
                        repeat=7)}
 TIME_K = {"ci": dict(n=200, ks=(3, 4, 6, 8, 12, 16, 24), repeat=7),
@@ -256,8 +256,8 @@ def ising_partition_from_tv_oracle(*, instances, n_max, seed):
 
 
 # --------------------------------------------------------------------------- figures
-FIG_TIME = {"ci": dict(ns=(8, 32, 125, 500, 2000), ks=(1, 2, 4, 8), n_k=200, enum_ns=(8, 10, 12, 14, 16, 18),
-                       exact_ns=(8, 32, 125), repeat=3),
+FIG_TIME = {"ci": dict(ns=(8, 32, 125, 500, 1000), ks=(1, 2, 4, 8), n_k=100, enum_ns=(8, 10, 12, 14, 16),
+                       exact_ns=(8, 32, 64), repeat=2),
             "full": dict(ns=(8, 16, 32, 64, 125, 250, 500, 1000, 2000, 4000, 8000), ks=(1, 2, 4, 8, 16, 32),
                          n_k=500, enum_ns=(8, 10, 12, 14, 16, 18, 20, 22, 24), exact_ns=(8, 16, 32, 64, 125, 250, 500),
                          repeat=5)}
@@ -304,7 +304,7 @@ def fig_equivalence_runtime(*, ns, ks, n_k, enum_ns, exact_ns, repeat, seed):
     return fig, table
 
 
-FIG_ERR = {"ci": dict(sample_sizes=(30, 100, 300, 1000, 3000), reps=40, eps_list=(0.3, 0.1, 0.03), instances=12),
+FIG_ERR = {"ci": dict(sample_sizes=(30, 100, 300, 1000, 3000), reps=20, eps_list=(0.3, 0.1, 0.03), instances=6),
            "full": dict(sample_sizes=(30, 100, 300, 1000, 3000, 10000, 30000, 100000), reps=400,
                         eps_list=(0.5, 0.3, 0.1, 0.03, 0.01, 0.003), instances=60)}
 
