@@ -10,7 +10,7 @@ from theorylab.cpwl import (CPWLFunction, DecompositionPolyhedron, PolyhedralCom
                             max_affine_complex, planar_fan, relu_1d, relu_network_complex, set_function_of,
                             simplicial_fan)
 from theorylab.cpwl import _dd, _kernels
-from theorylab.cpwl._exact import nullspace, rank
+from theorylab.core.exact import nullspace, rank
 
 
 # ------------------------------------------------------------------ kernels

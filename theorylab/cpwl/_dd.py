@@ -13,7 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import gcd
 
-from ._exact import rref
+from theorylab.core.exact import rref
 
 
 def _primitive(v):

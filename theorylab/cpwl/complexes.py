@@ -27,7 +27,7 @@ from scipy.optimize import linprog
 
 from theorylab.core.validate import check_array, check_int
 
-from ._exact import frac_matrix, primitive_int_row, rank, solve, to_fraction
+from theorylab.core.exact import frac_matrix, primitive_int_row, rank, solve, to_fraction
 
 _LP_TOL = 1e-9
 

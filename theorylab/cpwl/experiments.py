@@ -100,7 +100,7 @@ def check_translated_cones(instances) -> pd.DataFrame:
 
 
 def _rank_int(L):
-    from ._exact import rank
+    from theorylab.core.exact import rank
 
     return rank([[Fraction(v) for v in r] for r in L])
 

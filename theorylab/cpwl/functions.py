@@ -15,7 +15,7 @@ import numpy as np
 
 from theorylab.core.validate import check_array
 
-from ._exact import dot, solve, to_fraction
+from theorylab.core.exact import dot, solve, to_fraction
 from .complexes import PolyhedralComplex
 
 

@@ -34,7 +34,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_choice, check_int
 
 from . import _dd
-from ._exact import dot, nullspace, primitive_int_row, rank, rref, to_fraction
+from theorylab.core.exact import dot, nullspace, primitive_int_row, rank, rref, to_fraction
 from .complexes import PolyhedralComplex
 from .functions import CPWLFunction
 

@@ -313,8 +313,8 @@ def normalized_volume(num, den: int = 1) -> Fraction:
     Bc = [[Fraction(int(B[i, j])) for j in cols] for i in range(r)]
     # solve y Bc = D[:, cols] for each point:  Bc^T y^T = D_cols^T
     BcT = [[Bc[i][j] for i in range(r)] for j in range(r)]
-    from .regions import _solve_exact
-    Y = [_solve_exact(BcT, [Fraction(int(D[p, j])) for j in cols]) for p in range(num.shape[0])]
+    from theorylab.core.exact import solve_consistent
+    Y = [solve_consistent(BcT, [Fraction(int(D[p, j])) for j in cols]) for p in range(num.shape[0])]
     L = lcm(*[y.denominator for row in Y for y in row])
     Yi = np.array([[int(y * L) for y in row] for row in Y], dtype=np.int64)
     vol_y = _full_dim_volume(Yi)                            # r! vol in y-coords, scaled by L^r

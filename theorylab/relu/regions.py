@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 
+from theorylab.core.exact import solve_consistent
 from theorylab.core.validate import check_int, check_positive
 
 from .network import ReLUNetwork
@@ -41,34 +42,6 @@ class Region:
     out_lin: list    # per output: tuple of Fractions (linear part)
     out_const: list  # per output: Fraction
     pattern: tuple   # activation pattern (0/1 per neuron)
-
-
-def _solve_exact(M, rhs):
-    """A solution of M y = rhs (lists of Fractions) by Gauss-Jordan elimination, or None."""
-    rows, cols = len(M), len(M[0]) if M else 0
-    aug = [list(M[r]) + [rhs[r]] for r in range(rows)]
-    piv_cols, r = [], 0
-    for col in range(cols):
-        p = next((i for i in range(r, rows) if aug[i][col] != 0), None)
-        if p is None:
-            continue
-        aug[r], aug[p] = aug[p], aug[r]
-        inv = 1 / aug[r][col]
-        aug[r] = [v * inv for v in aug[r]]
-        for i in range(rows):
-            if i != r and aug[i][col] != 0:
-                f = aug[i][col]
-                aug[i] = [a - f * b for a, b in zip(aug[i], aug[r])]
-        piv_cols.append(col)
-        r += 1
-        if r == rows:
-            break
-    if any(all(v == 0 for v in aug[i][:-1]) and aug[i][-1] != 0 for i in range(rows)):
-        return None
-    y = [ZERO] * cols
-    for i, col in enumerate(piv_cols):
-        y[col] = aug[i][-1]
-    return y
 
 
 def farkas_nonneg(A, c, d_lin, d_const):
@@ -96,7 +69,7 @@ def farkas_nonneg(A, c, d_lin, d_const):
     support = [k for k in range(K) if res.x[k] > 1e-9]
     # exact re-derivation on the support (a vertex solution is determined by it)
     cols = [[A[k][i] for k in support] for i in range(n)]
-    lam_s = _solve_exact(cols, list(d_lin)) if support else ([] if all(v == 0 for v in d_lin) else None)
+    lam_s = solve_consistent(cols, list(d_lin)) if support else ([] if all(v == 0 for v in d_lin) else None)
     candidates = []
     if lam_s is not None:
         lam = [ZERO] * K

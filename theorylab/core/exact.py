@@ -1,8 +1,9 @@
 """Exact rational linear algebra (Python ``fractions.Fraction`` and ``int``).
 
-Small dense helpers used to keep the decomposition polyhedron exact: reduced row echelon
-form, null space, rank, solving square systems, and scaling rational rows to primitive
-integer rows.  Sizes in this package are tens to a few hundred, so plain Python suffices.
+Small dense helpers shared by the exact parts of the toolkit (decomposition polyhedra in
+theorylab.cpwl, region certificates in theorylab.relu): reduced row echelon form, null
+space, rank, solving linear systems, and scaling rational rows to primitive integer rows.
+Sizes there are tens to a few hundred, so plain Python suffices.
 """
 
 from __future__ import annotations
@@ -26,11 +27,16 @@ def frac_matrix(rows) -> list[list[Fraction]]:
     return [[to_fraction(v) for v in row] for row in rows]
 
 
-def rref(M):
-    """Reduced row echelon form of a list-of-lists of Fractions; returns (R, pivot_columns)."""
+def rref(M, n_cols: int | None = None):
+    """Reduced row echelon form of a list-of-lists of Fractions; returns (R, pivot_columns).
+
+    With ``n_cols``, pivots are sought only in the first ``n_cols`` columns (the rest, e.g. a
+    right-hand side, are carried along).
+    """
     R = [list(row) for row in M]
     n_rows = len(R)
-    n_cols = len(R[0]) if n_rows else 0
+    if n_cols is None:
+        n_cols = len(R[0]) if n_rows else 0
     pivots = []
     r = 0
     for c in range(n_cols):
@@ -81,6 +87,18 @@ def solve(A, b):
     if pivots != list(range(n)):
         raise ValueError("singular system")
     return [R[i][n] for i in range(n)]
+
+
+def solve_consistent(M, rhs):
+    """One solution y of M y = rhs (Fractions, any shape), free variables 0; None if inconsistent."""
+    n_cols = len(M[0]) if M else 0
+    R, pivots = rref([list(row) + [b] for row, b in zip(M, rhs)], n_cols)
+    if any(all(v == 0 for v in row[:-1]) and row[-1] != 0 for row in R):
+        return None
+    y = [Fraction(0)] * n_cols
+    for row, col in zip(R, pivots):
+        y[col] = row[-1]
+    return y
 
 
 def lcm(a: int, b: int) -> int:
