@@ -115,3 +115,15 @@ def test_cli_check_records_and_report_renders(tmp_path, monkeypatch, cache, caps
     path = ledger.write_ledger({"rr_sgd": doc})
     text = path.read_text()
     assert path == tmp_path / "paper_checks.md" and "| `pr_bias_order` |" in text
+
+
+def test_code_fingerprint_follows_imports_only():
+    import importlib.util
+    from pathlib import Path
+
+    from theorylab.core.fingerprint import _subpackages, code_fingerprint
+
+    origin = Path(importlib.util.find_spec("validations.rr_sgd").origin)
+    assert _subpackages(origin, "validations.rr_sgd") == ["core", "markov"]
+    assert code_fingerprint("validations.rr_sgd") != code_fingerprint("validations.tv_distance")
+    assert len(code_fingerprint("no.such.module")) == 16

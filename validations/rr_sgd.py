@@ -253,10 +253,13 @@ def coupling_control(*, ns, c, n_chains, seed):
 def fig_rescaled_error(*, i_max, n_chains, seed):
     df = cos_sweep(i_max, n_chains, seed)
     g = df.groupby("N")
-    t = pd.DataFrame({"sqrtN_err": g.abs_err.mean() * np.sqrt(g.abs_err.mean().index),
-                      "sqrtN_err_se": g.abs_err.std() / np.sqrt(g.size()) * np.sqrt(g.abs_err.mean().index),
-                      "N34_rem": g.abs_rem.mean() * g.abs_rem.mean().index ** 0.75,
-                      "N34_rem_se": g.abs_rem.std() / np.sqrt(g.size()) * g.abs_rem.mean().index ** 0.75}).reset_index()
+    N = g.size().index.to_numpy(dtype=float)
+    err, rem = g.abs_err.agg(["mean", "std", "size"]), g.abs_rem.agg(["mean", "std", "size"])
+    t = pd.DataFrame({"N": N,
+                      "sqrtN_err": err["mean"].to_numpy() * N ** 0.5,
+                      "sqrtN_err_se": (err["std"] / np.sqrt(err["size"])).to_numpy() * N ** 0.5,
+                      "N34_rem": rem["mean"].to_numpy() * N ** 0.75,
+                      "N34_rem_se": (rem["std"] / np.sqrt(rem["size"])).to_numpy() * N ** 0.75})
     fig, ax = subplots(1, 1, width=5.5)
     ax = ax[0, 0]
     ax.errorbar(t.N, t.sqrtN_err, yerr=t.sqrtN_err_se, fmt="o-", color="C0", label=r"RR error $\times N^{1/2}$")

@@ -1,8 +1,8 @@
 """On-disk result cache with atomic writes.
 
 Keys hash (kind, paper, claim/figure, scale, seed, canonicalised parameters, theorylab
-version, and a fingerprint of the source code of the ``theorylab`` package and of the
-validation module).  The fingerprint means an edited simulator or claim never serves a
+version, and :func:`theorylab.core.fingerprint.code_fingerprint` of the module that computes
+the result: its source, theorylab/core and the theorylab subpackages it imports).  The fingerprint means an edited simulator or claim never serves a
 stale result.  Every entry is written to a temporary file in the same folder and then
 renamed (:func:`os.replace`), so an interrupted run leaves either the whole entry or
 nothing, and a rerun resumes from what finished.
@@ -12,9 +12,7 @@ Location: ``$THEORYLAB_CACHE`` or ``~/.cache/theorylab``.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import importlib
 import json
 import os
 import pickle
@@ -23,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-import theorylab
+from .fingerprint import code_fingerprint
 
 
 def default_cache_dir() -> Path:
@@ -45,22 +43,6 @@ def _canonical(obj):
     return obj
 
 
-@functools.lru_cache(maxsize=None)
-def _source_fingerprint(module_name: str | None) -> str:
-    h = hashlib.sha256(theorylab.__version__.encode())
-    roots = [Path(theorylab.__file__).parent]
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            h.update(path.read_bytes())
-    if module_name:
-        try:
-            mod = importlib.import_module(module_name)
-            h.update(Path(mod.__file__).read_bytes())
-        except (ImportError, TypeError, OSError):
-            h.update(module_name.encode())
-    return h.hexdigest()[:16]
-
-
 class Cache:
     """A folder of pickled results keyed by content hash."""
 
@@ -68,7 +50,7 @@ class Cache:
         self.root = Path(root) if root is not None else default_cache_dir()
 
     def key(self, *parts, module: str | None = None) -> str:
-        payload = json.dumps([_canonical(list(parts)), _source_fingerprint(module)], sort_keys=True, default=repr)
+        payload = json.dumps([_canonical(list(parts)), code_fingerprint(module)], sort_keys=True, default=repr)
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def path(self, key: str) -> Path:

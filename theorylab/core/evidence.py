@@ -111,7 +111,7 @@ class Estimate(Evidence):
     def tolerance(self):
         parts = [f"{int(round(self.level * 100))}% CI"]
         if self.rtol:
-            parts.append(f"± {self.rtol:.0%} rel")
+            parts.append(f"± {100 * self.rtol:.3g}% rel")
         if self.atol:
             parts.append(f"± {_g(self.atol)} abs")
         return " ".join(parts)

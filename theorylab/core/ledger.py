@@ -9,9 +9,7 @@ ledger is generated, never hand-edited.
 
 from __future__ import annotations
 
-import ast
 import datetime as _dt
-import hashlib
 import json
 import platform
 from pathlib import Path
@@ -19,6 +17,7 @@ from pathlib import Path
 import theorylab
 
 from .cache import atomic_write_text
+from .fingerprint import code_fingerprint
 from .checks import Result, discover
 from .paths import ledger_path, results_dir
 
@@ -26,33 +25,12 @@ SCALE_RANK = {"full": 2, "ci": 1}
 
 
 def paper_fingerprint(paper_id: str) -> str:
-    """Hash of the validation module, theorylab/core and every theorylab subpackage it imports."""
+    """Fingerprint of the code behind a paper's results (its validation module and what it uses)."""
     import importlib.util
 
-    spec = importlib.util.find_spec(f"validations.{paper_id}")
-    if spec is None or spec.origin is None:
+    if importlib.util.find_spec(f"validations.{paper_id}") is None:
         raise ValueError(f"no validation module for paper {paper_id!r}")
-    src = Path(spec.origin).read_bytes()
-    subpackages = {"core"}
-    for node in ast.walk(ast.parse(src)):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "theorylab" and len(parts) > 1:
-                subpackages.add(parts[1])
-    h = hashlib.sha256(src)
-    pkg_root = Path(theorylab.__file__).parent
-    for sub in sorted(subpackages):
-        target = pkg_root / sub
-        files = sorted(target.rglob("*.py")) if target.is_dir() else [target.with_suffix(".py")]
-        for f in files:
-            if f.exists():
-                h.update(f.read_bytes())
-    return h.hexdigest()[:16]
+    return code_fingerprint(f"validations.{paper_id}")
 
 
 def _versions() -> dict:
@@ -122,7 +100,7 @@ def render(records: dict[str, dict]) -> str:
     for pid in sorted(records):
         for r in records[pid]["results"]:
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    out.append("Summary: " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + "")
+    out.append("Summary: " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())))
     out.append("")
     for pid in sorted(records):
         doc = records[pid]
