@@ -127,3 +127,18 @@ def test_code_fingerprint_follows_imports_only():
     assert _subpackages(origin, "validations.rr_sgd") == ["core", "markov"]
     assert code_fingerprint("validations.rr_sgd") != code_fingerprint("validations.tv_distance")
     assert len(code_fingerprint("no.such.module")) == 16
+
+
+def test_write_notebook_is_reproducible(tmp_path):
+    import nbformat
+    import pytest
+
+    from theorylab.core.notebooks import write_notebook
+
+    cells = [("md", "# t"), ("code", "x = 1")]
+    a = write_notebook("t", cells, tmp_path / "a.ipynb").read_text()
+    b = write_notebook("t", cells, tmp_path / "b.ipynb").read_text()
+    assert a == b
+    nbformat.validate(nbformat.read(tmp_path / "a.ipynb", as_version=4))
+    with pytest.raises(ValueError, match="cell kind"):
+        write_notebook("t", [("python", "x")], tmp_path / "c.ipynb")

@@ -1,8 +1,6 @@
 """Builds notebooks/missing_mass.ipynb with nbformat: ``python -m theorylab.missing_mass._build_notebook``."""
 
-from pathlib import Path
-
-import nbformat as nbf
+from theorylab.core.notebooks import write_notebook
 
 CELLS = [
     ("md", "# missing_mass — how much is unseen\n\nLee & Böhme (ICLR 2025). Exact moments of missing-mass "
@@ -32,12 +30,7 @@ CELLS = [
 
 
 def build(path=None):
-    nb = nbf.v4.new_notebook()
-    nb.cells = [nbf.v4.new_markdown_cell(t) if k == "md" else nbf.v4.new_code_cell(t) for k, t in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    path = Path(path) if path else Path(__file__).resolve().parents[2] / "notebooks" / "missing_mass.ipynb"
-    nbf.write(nb, path)
-    return path
+    return write_notebook("missing_mass", CELLS, path)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
 """Builds notebooks/relu_depth.ipynb with nbformat: ``python -m theorylab.relu._build_notebook``."""
 
-from pathlib import Path
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from theorylab.core.notebooks import write_notebook
 
 CELLS = [
     new_markdown_cell(
@@ -58,11 +57,7 @@ CELLS = [
 
 
 def build(path=None):
-    path = Path(path) if path else Path(__file__).resolve().parents[2] / "notebooks" / "relu_depth.ipynb"
-    nb = new_notebook(cells=CELLS, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                             "language": "python"}})
-    nbformat.write(nb, path)
-    return path
+    return write_notebook("relu_depth", CELLS, path)
 
 
 if __name__ == "__main__":
