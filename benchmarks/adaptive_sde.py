@@ -1,12 +1,26 @@
-"""Benchmark: the SignSGD SDE step (Cor. 3.3, Gaussian noise) — numba prange kernel vs vectorised numpy."""
+"""Benchmark: the SignSGD SDE step (Cor. 3.3, Gaussian noise) — numba prange kernels vs vectorised numpy.
+
+Issue #3's goal, for d = 100, 1000 paths, 1000 steps on 2 cores: the engine's step >= 5x the
+vectorised numpy reference (timed here, in the same process), and within 1.3x of 17 ns per
+element-step per core (plain C -O3 with Box–Muller normals, one core, measured by the issue's
+author on their machine: a stated constant, not re-measured here).
+
+Two kernels are timed: the engine itself (``em_run`` with the built-in SIGNSGD model and a
+diagonal Hessian, i.e. what ``run_sde("signsgd", ...)`` runs, incl. its per-step blow-up check)
+and ``signsgd_sde_final``, the same arithmetic fused into one loop.  Both draw ziggurat normals
+(``core._rng``) and read erf and sqrt(1 - erf^2) from one Hermite table.
+"""
 
 import math
 
+import numba
 import numpy as np
 from scipy import special
 
 from theorylab.core import benchmark, best_time, spawn_seeds
 from theorylab.sde import _kernels as K
+
+C_REFERENCE_NS = 17.0       # issue #3: plain C -O3, Box–Muller, one core, ns per element-step
 
 
 def _numpy_reference(x0, h, sig, eta, dt, n_steps, n_paths, seed):
@@ -19,16 +33,33 @@ def _numpy_reference(x0, h, sig, eta, dt, n_steps, n_paths, seed):
     return x
 
 
+def _engine(x0, H_row, sig, p, dt, n_steps, seeds):
+    return K.em_run(K.SIGNSGD, x0, x0.size, H_row, sig, p, K.NO_TABLE, 0.0, dt, n_steps, n_steps, seeds)
+
+
 @benchmark("adaptive_sde", "signsgd_sde_step")
 def signsgd_sde_step(*, quick=False):
     d, n_paths, n_steps = (20, 50, 50) if quick else (100, 1000, 1000)
+    eta = dt = 1e-3
     h = np.linspace(1.0, 10.0, d)
     sig = np.ones(d)
     x0 = np.ones(d)
+    H_row = np.ascontiguousarray(h[None, :])
+    p = np.array([eta, 0.0, 0.0, 0.0, 0.0, 0.0])
     seeds = spawn_seeds(0, n_paths)
-    K.signsgd_sde_final(x0, h, sig, 1e-3, 1e-3, 2, seeds)           # compile / load
-    t_nb = best_time(K.signsgd_sde_final, x0, h, sig, 1e-3, 1e-3, n_steps, seeds, repeat=2)
-    t_np = best_time(_numpy_reference, x0, h, sig, 1e-3, 1e-3, n_steps, n_paths, 0, repeat=1 if not quick else 2)
+    K.signsgd_sde_final(x0, h, sig, eta, dt, 2, seeds)           # compile / load
+    _engine(x0, H_row, sig, p, dt, 2, seeds)
+    threads = numba.get_num_threads()
+    rep = 2 if quick else 3
+    t_engine = best_time(_engine, x0, H_row, sig, p, dt, n_steps, seeds, repeat=rep)
+    t_fused = best_time(K.signsgd_sde_final, x0, h, sig, eta, dt, n_steps, seeds, repeat=rep)
+    t_np = best_time(_numpy_reference, x0, h, sig, eta, dt, n_steps, n_paths, 0, repeat=1 if not quick else 2)
     el = d * n_paths * n_steps
-    return dict(ratio=t_np / t_nb, numba_s=t_nb, numpy_s=t_np, ns_per_element_step=1e9 * t_nb / el,
+    ns_core = 1e9 * t_engine * threads / el
+    ns_core_fused = 1e9 * t_fused * threads / el
+    return dict(ratio=t_np / t_engine, ratio_fused=t_np / t_fused, engine_s=t_engine, fused_s=t_fused,
+                numpy_s=t_np, threads=threads, ns_elem_step_core=ns_core,
+                ns_elem_step_core_fused=ns_core_fused,
+                vs_c_17ns=ns_core / C_REFERENCE_NS, vs_c_17ns_fused=ns_core_fused / C_REFERENCE_NS,
+                goal_ratio_ge_5=bool(t_np / t_engine >= 5.0), goal_le_1_3x_c_17ns=bool(ns_core <= 1.3 * C_REFERENCE_NS),
                 element_steps=el)

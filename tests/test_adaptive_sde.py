@@ -247,3 +247,170 @@ def test_diverging_optimizer_and_sde_raise():
         sde.run_optimizer("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
     with pytest.raises(SimulationDiverged, match=r"sgd SDE diverged .* at SDE step \d+"):
         sde.run_sde("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
+
+
+# ---------------------------------------------------------------------------- fast RNG, erf table
+
+def test_erf_table_accuracy_vs_scipy():
+    """The Hermite table's S = erf(y / sqrt 2) and G = sqrt(1 - S^2) are within 1e-9 of scipy,
+    on a fine grid (incl. interval ends, 0, the tail cut-off) and at random points."""
+    from scipy import special
+    y = np.concatenate([np.linspace(-12.0, 12.0, 96_001), np.random.default_rng(0).uniform(-10, 10, 20_000),
+                        [0.0, -0.0, 9.5, -9.5, 9.4999, 1e300, -1e300]])
+    got = np.array([K.erf_sde_coeffs(v) for v in y])
+    S = special.erf(y / np.sqrt(2.0))
+    ec = special.erfc(np.abs(y) / np.sqrt(2.0))
+    G = np.sqrt(ec * (2.0 - ec))
+    assert np.abs(got[:, 0] - S).max() < 1e-9
+    assert np.abs(got[:, 1] - G).max() < 1e-9
+    assert np.all(np.abs(got[:, 0]) <= 1.0) and np.all(got[:, 1] >= 0.0)
+
+
+def test_signsgd_benchmark_kernel_matches_engine():
+    """The fused benchmark kernel is the engine's SignSGD SDE (same numbers, same seeds)."""
+    d = 5
+    h = np.linspace(1.0, 3.0, d)
+    sig = np.full(d, 0.7)
+    seeds = spawn_seeds(3, 4)
+    fused = K.signsgd_sde_final(np.ones(d), h, sig, 0.01, 0.01, 50, seeds)
+    states, _ = K.em_run(K.SIGNSGD, np.ones(d), d, h[None, :].copy(), sig, np.array([0.01, 0, 0, 0, 0, 0.0]),
+                         K.NO_TABLE, 0.0, 0.01, 50, 50, seeds)
+    np.testing.assert_allclose(fused, states[:, -1], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("a", [0.25, 0.5, 1.0, 1.5, 5.0])
+def test_gamma_draws_ks(a):
+    """Marsaglia–Tsang Gamma(a) draws (with the U^(1/a) boost for a < 1): KS test and mean, fixed seed."""
+    from scipy import stats
+    state = np.empty(4, dtype=np.uint64)
+    K.seed_state(12345, state)
+    x = np.array([K.std_gamma(a, state) for _ in range(20_000)])
+    assert stats.kstest(x, stats.gamma(a).cdf).pvalue > 1e-3
+    assert abs(x.mean() - a) < 5 * np.sqrt(a / x.size)
+
+
+@pytest.mark.parametrize("nu", [1.0, 1.5, 3.0, 10.0])
+def test_student_t_draws_ks(nu):
+    """Student-t(nu) noise draws (Cauchy for nu = 1): KS test against scipy's t CDF, fixed seed,
+    and the two-sided tail mass beyond the 99% quantile."""
+    from scipy import stats
+    x = np.empty(100_000)
+    K.fill_noise(1, nu, 2024, x)
+    assert stats.kstest(x, stats.t(nu).cdf).pvalue > 1e-3
+    q = stats.t(nu).ppf(0.995)
+    frac = np.mean(np.abs(x) > q)
+    assert abs(frac - 0.01) < 5 * np.sqrt(0.01 * 0.99 / x.size)
+
+
+def test_gaussian_noise_draws_moments():
+    from scipy import stats
+    x = np.empty(100_000)
+    K.fill_noise(0, 1.0, 7, x)
+    assert stats.kstest(x, "norm").pvalue > 1e-3
+    assert abs(x.mean()) < 5 / np.sqrt(x.size) and abs(x.var() - 1) < 5 * np.sqrt(2 / x.size)
+
+
+def test_diagonal_hessian_fast_path_equals_dense():
+    """A diagonal Quadratic runs the O(d) kernel path; its numbers equal the dense product's."""
+    h = np.array([1.0, 2.5, 4.0])
+    q = sde.Quadratic.diagonal(h)
+    assert q.kernel_H.shape == (1, 3)
+    assert sde.Quadratic.rotated(h, seed=0).kernel_H.shape == (3, 3)
+    seeds = spawn_seeds(5, 3)
+    p = _p_opt(noise=0.0)
+    a = K.opt_run(K.OPT_ADAMW, np.ones(3), np.ones(3), q.kernel_H, np.ones(3), p, 20, 5, seeds)
+    b = K.opt_run(K.OPT_ADAMW, np.ones(3), np.ones(3), q.H, np.ones(3), p, 20, 5, seeds)
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+# ---------------------------------------------------------------------------- MLP objective
+
+MLP = sde.MLPRegression.teacher(n=16, p=2, m=3, seed=0)
+
+
+def test_mlp_gradient_matches_finite_differences():
+    w = MLP.init(seed=2)[None, :] + np.zeros((2, MLP.D))
+    w[1] += 0.3
+    g = MLP.grad(w)
+    e = 1e-6
+    for i in range(MLP.D):
+        u = np.zeros(MLP.D)
+        u[i] = e
+        fd = (MLP.loss(w + u) - MLP.loss(w - u)) / (2 * e)
+        np.testing.assert_allclose(g[:, i], fd, rtol=1e-6, atol=1e-9)
+
+
+def test_mlp_optimizers_run_and_are_reproducible():
+    w0 = MLP.init(seed=1)
+    for opt in sde.OPTIMIZERS:
+        kw = dict(eta=0.01, sigma=0.1, n_steps=30, n_paths=5, record_every=10, seed=3)
+        a = sde.run_mlp_optimizer(opt, MLP, w0, **kw)
+        b = sde.run_mlp_optimizer(opt, MLP, w0, **kw)
+        np.testing.assert_array_equal(a.loss, b.loss)
+        assert a.loss.shape == (5, 4) and a.loss[:, -1].mean() < a.loss[0, 0]
+    t = sde.run_mlp_optimizer("signsgd", MLP, w0, eta=0.01, sigma=0.1, n_steps=5, n_paths=3, noise="student_t",
+                              nu=1.0)
+    assert np.all(np.isfinite(t.loss))
+
+
+def test_mlp_sgd_coupled_equals_sde_at_n_sub_1():
+    """EM of the SGD SDE at dt = eta on the optimizer's own noise is the SGD recursion."""
+    opt, s = sde.run_mlp_coupled("sgd", MLP, MLP.init(seed=1), eta=0.02, sigma=0.3, n_steps=20, n_sub=1, n_paths=3)
+    np.testing.assert_allclose(opt.loss, s.loss, rtol=1e-10)
+
+
+def test_mlp_bad_input():
+    w0 = MLP.init(seed=1)
+    with pytest.raises(ValueError, match="eta must be"):
+        sde.run_mlp_optimizer("sgd", MLP, w0, eta=0.0, sigma=1.0, n_steps=2)
+    with pytest.raises(ValueError, match="sigma must be"):
+        sde.run_mlp_optimizer("sgd", MLP, w0, eta=0.1, sigma=-1.0, n_steps=2)
+    with pytest.raises(ValueError, match="nu must be"):
+        sde.run_mlp_optimizer("signsgd", MLP, w0, eta=0.1, sigma=1.0, n_steps=2, noise="student_t", nu=0.0)
+    with pytest.raises(ValueError, match=r"w0 must have shape \(%d" % MLP.D):
+        sde.run_mlp_optimizer("sgd", MLP, w0[:-1], eta=0.1, sigma=1.0, n_steps=2)
+    with pytest.raises(ValueError, match="optimizer must be one of 'sgd', 'signsgd'"):
+        sde.run_mlp_coupled("adamw", MLP, w0, eta=0.1, sigma=1.0, n_steps=2)
+    with pytest.raises(ValueError, match="same number of rows"):
+        sde.MLPRegression(np.zeros((4, 2)), np.zeros(3), 2)
+    with pytest.raises(TypeError, match="mlp must be"):
+        sde.run_mlp_optimizer("sgd", sde.Quadratic.diagonal([1.0]), w0, eta=0.1, sigma=1.0, n_steps=2)
+    with pytest.raises(SimulationDiverged, match=r"sgd optimizer on the MLP diverged .* on path \d+ at step \d+"):
+        sde.run_mlp_optimizer("sgd", MLP, w0, eta=1e3, sigma=1.0, n_steps=200, n_paths=2)
+
+
+# ---------------------------------------------------------------------------- more bad input
+
+def test_bad_input_sde_and_theory():
+    with pytest.raises(ValueError, match="eta must be"):
+        sde.run_sde("signsgd", Q, 1.0, eta=-0.1, sigma=1.0, n_steps=2)
+    with pytest.raises(ValueError, match="sigma must be"):
+        sde.run_coupled("signsgd", Q, 1.0, eta=0.1, sigma=0.0, n_steps=2)
+    with pytest.raises(ValueError, match="nu must be"):
+        sde.run_sde("signsgd", Q, 1.0, eta=0.1, sigma=1.0, n_steps=2, noise="student_t", nu=-1.0)
+    with pytest.raises(ValueError, match=r"v0 must have shape \(2\)"):
+        sde.run_sde("rmspropw", Q, 1.0, eta=0.1, sigma=1.0, n_steps=2, v0=[1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="H must be symmetric"):
+        sde.Quadratic(np.array([[1.0, 0.5], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="nu must be"):
+        sde.t_density_at_zero(0.0)
+    with pytest.raises(ValueError, match="sigma must be positive"):
+        sde.signsgd_stationary_loss([1.0, 0.0], eta=0.1)
+    with pytest.raises(ValueError, match="eta must be"):
+        sde.sgd_stationary_loss([1.0], eta=0.0)
+    with pytest.raises(ValueError, match="kappa must be"):
+        sde.scale_hyperparameters(0.0, eta=1e-3)
+    with pytest.raises(ValueError, match="levels must be"):
+        sde.convergence_table("gbm", 1.0, t_end=1.0, levels=[3, 2], n_paths=10, mu=0.1, sigma=0.1)
+    with pytest.raises(TypeError, match="drift must be a numba-jitted function"):
+        sde.euler_maruyama(lambda t, y, p, o: None, _ou_diff, [1.0], t_end=1.0, dt=0.5)
+    with pytest.raises(ValueError, match="dt must be"):
+        sde.euler_maruyama(_ou_drift, _ou_diff, [1.0], t_end=1.0, dt=0.0, params=[1.0, 0.0, 1.0])
+
+
+def test_diverging_coupled_and_adaptive_sde_raise_with_step_and_path():
+    q = sde.Quadratic.diagonal([1.0])
+    with pytest.raises(SimulationDiverged, match=r"sgd optimizer/SDE pair diverged .* on path \d+ at step \d+"):
+        sde.run_coupled("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
+    with pytest.raises(SimulationDiverged, match=r"on path \d+ at step \d+"):
+        sde.run_optimizer("rmspropw", q, 1.0, eta=1e200, sigma=1.0, n_steps=5, n_paths=2)

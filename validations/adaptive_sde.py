@@ -19,6 +19,7 @@ from theorylab.sde import (Quadratic, adaptive_stationary_loss, convergence_tabl
                            signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
 from theorylab.sde.engine import em_ou_moments, ou_moments
 from theorylab.sde.measure import decay_rate, stationary_loss, weak_error_sup
+from theorylab.sde.mlp import MLPRegression, run_mlp_coupled
 
 PAPER = Paper(id="adaptive_sde",
               title="Adaptive Methods through the Lens of SDEs: Theoretical Insights on the Role of Noise",
@@ -126,6 +127,42 @@ for _opt, _sig, _cit in (("sgd", 1.0, "SGD SDE (Li et al. 2017), baseline of §3
           statement=f"the {_opt} SDE tracks the optimizer's mean loss with sup_t error O(eta) "
                     f"(log-log slope in eta >= 1)",
           scales=_WEAK)(_make())
+
+
+# the same check on a small MLP regression (numpy; issue #3's third test objective)
+
+_MLP = dict(n=32, p=2, m=4, label_noise=0.1, data_seed=0, init_seed=1, init_scale=0.5)
+_WEAK_MLP = {"ci": dict(n_paths=400, etas=(2 ** -4, 2 ** -5, 2 ** -6)),
+             "full": dict(n_paths=5000, etas=(2 ** -4, 2 ** -5, 2 ** -6, 2 ** -7))}
+
+
+def _weak_mlp_claim(optimizer, *, n_paths, etas, seed, sigma=0.05):
+    mlp = MLPRegression.teacher(n=_MLP["n"], p=_MLP["p"], m=_MLP["m"], label_noise=_MLP["label_noise"],
+                                seed=_MLP["data_seed"])
+    w0 = mlp.init(scale=_MLP["init_scale"], seed=_MLP["init_seed"])
+    y0 = np.abs(mlp.grad(w0[None, :])[0]) / sigma
+    df = weak_error_sup(optimizer, mlp, w0, etas=etas, sigma=sigma, t_end=1.0, t_record=0.0625, n_paths=n_paths,
+                        n_sub=4, seed=seed, n_boot=100, runner=run_mlp_coupled)
+    fit = fit_loglog(df.eta.values, df.weak.values, y_se=df.weak_se.values, seed=seed)
+    return Slope(fit=fit, predicted=1.0, side="at_least", data=df,
+                 note=f"tanh MLP p={_MLP['p']}, m={_MLP['m']} (D={mlp.D}), n={_MLP['n']} teacher data; sigma={sigma}, "
+                      f"t in (0, 1]; |Y| at w0 spans [{y0.min():.2g}, {y0.max():.2g}] (all three phases); SDE by EM "
+                      f"with dt = eta/4 on the optimizer's own Gaussian numbers")
+
+
+@claim(PAPER, "weak_order_signsgd_mlp", citation="Thm 3.2 / Cor. 3.3 (weak order 1); §4 protocol: full-batch "
+       "gradient + injected Gaussian noise on an MLP",
+       statement="on a small MLP regression the SignSGD SDE tracks SignSGD's mean loss with sup_t error O(eta) "
+                 "(log-log slope in eta >= 1)", scales=_WEAK_MLP)
+def weak_order_signsgd_mlp(*, n_paths, etas, seed):
+    return _weak_mlp_claim("signsgd", n_paths=n_paths, etas=etas, seed=seed)
+
+
+@claim(PAPER, "weak_order_sgd_mlp", citation="SGD SDE (Li et al. 2017), the paper's baseline; MLP as in §4",
+       statement="on a small MLP regression the SGD SDE tracks SGD's mean loss with sup_t error O(eta)",
+       scales=_WEAK_MLP)
+def weak_order_sgd_mlp(*, n_paths, etas, seed):
+    return _weak_mlp_claim("sgd", n_paths=n_paths, etas=etas, seed=seed)
 
 
 # ---------------------------------------------------------------------------------------------

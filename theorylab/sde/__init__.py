@@ -5,6 +5,8 @@ SDEs: Theoretical Insights on the Role of Noise", ICLR 2025, arXiv 2411.15958).
   step-size levels, strong/weak error tables (proved on OU and GBM);
 * :mod:`~theorylab.sde.optimizers`: SGD, SignSGD, RMSpropW, AdamW on quadratics with Gaussian
   or Student-t gradient noise, their SDEs, and coupled optimizer/SDE runs;
+* :mod:`~theorylab.sde.mlp`: a small tanh-MLP regression in numpy with injected noise, the
+  optimizers and the SGD/SignSGD SDEs on it;
 * :mod:`~theorylab.sde.theory`: the closed forms checked by ``validations/adaptive_sde.py``.
 """
 
@@ -12,6 +14,7 @@ from .engine import (convergence_table, coupled_terminal, euler_maruyama, gbm_ex
                      simulate_test_sde)
 from .optimizers import (NOISES, OPTIMIZERS, Quadratic, Run, run_coupled, run_optimizer, run_sde, sign_mean,
                          sign_mean_table)
+from .mlp import MLPRegression, run_mlp_coupled, run_mlp_optimizer
 from .theory import (adaptive_stationary_loss, phase_of, scale_hyperparameters, sgd_stationary_loss,
                      signsgd_phase1_loss, signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
 

@@ -37,13 +37,15 @@ def stationary_loss(optimizer, quadratic, *, eta, sigma, t_burn, t_avg, x0=0.0, 
 
 
 def weak_error_sup(optimizer, quadratic, x0, *, etas, sigma, t_end, t_record, n_paths=4000, n_sub=4,
-                   n_boot=200, seed=0, hyper=None):
+                   n_boot=200, seed=0, hyper=None, runner=run_coupled):
     """``sup_t |E f(x_{t/eta}) - E f(X_t)|`` over the grid ``t = t_record, 2 t_record, ..., t_end``
     for each ``eta`` in ``etas``, optimizer and SDE coupled (:func:`run_coupled`).
 
     ``hyper(eta) -> dict`` gives the eta-dependent hyper-parameters (e.g. ``beta2 = 1 - rho2
     eta`` so the SDE is the same for every eta).  The standard error of the sup is a
-    bootstrap over paths.  Returns a DataFrame with ``eta``, ``weak``, ``weak_se``, ``t_at``.
+    bootstrap over paths.  ``runner`` is the coupled optimizer/SDE simulator (:func:`run_coupled`
+    for quadratics, :func:`theorylab.sde.mlp.run_mlp_coupled` for the MLP objective).  Returns a
+    DataFrame with ``eta``, ``weak``, ``weak_se``, ``t_at``.
     """
     rng = as_generator(seed)
     rows = []
@@ -54,7 +56,7 @@ def weak_error_sup(optimizer, quadratic, x0, *, etas, sigma, t_end, t_record, n_
             raise ValueError(f"t_record / eta and t_end / t_record must be integers; got eta={eta}, "
                              f"t_record={t_record}, t_end={t_end}")
         kw = hyper(eta) if hyper is not None else {}
-        opt, sde = run_coupled(optimizer, quadratic, x0, eta=eta, sigma=sigma, n_steps=n_steps, n_sub=n_sub,
+        opt, sde = runner(optimizer, quadratic, x0, eta=eta, sigma=sigma, n_steps=n_steps, n_sub=n_sub,
                                n_paths=n_paths, record_every=every, seed=seed + 1000 * j, **kw)
         D = (opt.loss - sde.loss)[:, 1:]
         m = D.mean(axis=0)

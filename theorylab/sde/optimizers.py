@@ -74,6 +74,14 @@ class Quadratic:
         return self.H.shape[0]
 
     @property
+    def kernel_H(self) -> np.ndarray:
+        """``H`` as the kernels take it: its diagonal, shape (1, d), if ``H`` is diagonal
+        (O(d) gradient instead of O(d^2)), else the dense (d, d) matrix."""
+        if np.count_nonzero(self.H - np.diag(np.diag(self.H))) == 0:
+            return np.ascontiguousarray(np.diag(self.H)[None, :])
+        return np.ascontiguousarray(self.H)
+
+    @property
     def mu(self) -> float:
         """Smallest eigenvalue (strong convexity / PL constant)."""
         return float(np.linalg.eigvalsh(self.H)[0])
@@ -211,7 +219,7 @@ def run_optimizer(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_paths=1000
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     v0 = _v0(v0, quadratic, x0, s, noise, nu)
     p = np.array([eta, beta1, beta2, eps, theta, 0.0 if noise == "gaussian" else 1.0, nu])
-    loss, xf, diverged = K.opt_run(_OPT_CODE[optimizer], x0, v0, quadratic.H, s, p, n_steps, record_every,
+    loss, xf, diverged = K.opt_run(_OPT_CODE[optimizer], x0, v0, quadratic.kernel_H, s, p, n_steps, record_every,
                                    spawn_seeds(seed, n_paths))
     raise_if_diverged(diverged, what=f"{optimizer} optimizer", eta=eta, noise=noise)
     step = record_every * np.arange(loss.shape[1])
@@ -265,7 +273,7 @@ def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     v0 = _v0(v0, quadratic, x0, s, noise, nu)
     sig, p, tab, y0 = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
-    states, diverged = K.em_run(_SDE_CODE[optimizer], y0, d, quadratic.H, sig, p, tab, 0.0, eta / n_sub,
+    states, diverged = K.em_run(_SDE_CODE[optimizer], y0, d, quadratic.kernel_H, sig, p, tab, 0.0, eta / n_sub,
                                 n_steps * n_sub, record_every * n_sub, spawn_seeds(seed, n_paths))
     raise_if_diverged(diverged, what=f"{optimizer} SDE", step_unit="SDE step", eta=eta, n_sub=n_sub)
     step = record_every * np.arange(states.shape[1])
@@ -299,7 +307,7 @@ def run_coupled(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=4, n_pat
     v0 = _v0(v0, quadratic, x0, s, noise, nu)
     sig, p_sde, tab, _ = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
     p_opt = np.array([eta, beta1, beta2, eps, theta, 0.0, 1.0])
-    lo, ls, diverged = K.coupled_run(_OPT_CODE[optimizer], x0, v0, quadratic.H, s, p_opt, p_sde, tab, n_steps,
+    lo, ls, diverged = K.coupled_run(_OPT_CODE[optimizer], x0, v0, quadratic.kernel_H, s, p_opt, p_sde, tab, n_steps,
                                      n_sub, record_every, spawn_seeds(seed, n_paths))
     raise_if_diverged(diverged, what=f"{optimizer} optimizer/SDE pair", eta=eta)
     step = record_every * np.arange(lo.shape[1])
