@@ -4,7 +4,11 @@ SDEs: Theoretical Insights on the Role of Noise", ICLR 2025, arXiv 2411.15958 (i
 Provenance: the paper's body could not be read from here (only its abstract); theorem
 numbers follow the public reviews summarised in ``shared/specs/sde_ode_rr_papers.md``
 (Paper 1), and the explicit constants are that brief's DERIVED/RECALLED forms.  Each claim
-below states which.  The checks test those forms against simulation of the optimizers.
+below states which.  The stationary covariances of SGD (Lemma 3.8: (eta/2) H^-1 Sigma), Adam
+(Lemma C.52: (eta/2) Sigma^(1/2) H^-1) and AdamW (Lemma C.57: (eta/2)(H Sigma^(-1/2) + theta I)^-1)
+are as quoted by a third party's full-text reading of arXiv 2411.15958 (a public research note
+found with the code search, not the paper itself); the brief's derived stationary losses agree
+with them (E f = tr(H Cov) / 2).  The checks test those forms against simulation.
 """
 
 from __future__ import annotations
@@ -206,7 +210,7 @@ def signsgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
                  note=f"tol: O(eta a) discretisation, eta a_max = {r:.3g}")
 
 
-@claim(PAPER, "sgd_stationary_slope", citation="§3 SGD comparison; [DERIVED] E f = (eta/4) sum sigma_i^2",
+@claim(PAPER, "sgd_stationary_slope", citation="Lemma 3.8 (SGD stationary Cov = (eta/2) H^-1 Sigma [3rd-party full-text reading]) -> E f = (eta/4) sum sigma_i^2",
        statement="SGD's stationary loss on a quadratic is quadratic in sigma (log-log slope 2)", scales=_STAT)
 def sgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
     df = _stationary_sweep("sgd", eta=eta, sigmas=sigmas, n_paths=n_paths, t_avg=t_avg, seed=seed)
@@ -230,7 +234,7 @@ def signsgd_stationary_constant(*, eta, sigmas, n_paths, t_avg, seed):
     return _constant_claim("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
 
 
-@claim(PAPER, "sgd_stationary_constant", citation="§3 SGD comparison; [DERIVED] (eta/4) sum sigma_i^2",
+@claim(PAPER, "sgd_stationary_constant", citation="Lemma 3.8 [3rd-party full-text reading]: E f = tr(H Cov)/2 = (eta/4) sum sigma_i^2",
        statement="SGD's stationary loss equals (eta/4) sum_i sigma_i^2", scales=_STAT)
 def sgd_stationary_constant(*, eta, sigmas, n_paths, t_avg, seed):
     return _constant_claim("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
@@ -448,8 +452,9 @@ def _adaptive_claim(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed
                                 f"rtol = eta a_max{' + a_max / rho1' if optimizer == 'adamw' else ''} = {rtol:.3g}")
 
 
-@claim(PAPER, "rmspropw_asymptotic_loss", citation="RMSpropW stationary analysis [DERIVED]: "
-       "(eta/4) sum h_i sigma_i / (sqrt(B) h_i + theta sigma_i)",
+@claim(PAPER, "rmspropw_asymptotic_loss", citation="Lemma C.57-type stationary covariance (eta/2)(H Sigma^-1/2 + theta I)^-1 "
+       "[3rd-party full-text reading of the AdamW lemma; RMSpropW analogue DERIVED]: "
+       "E f = (eta/4) sum h_i sigma_i / (sqrt(B) h_i + theta sigma_i)",
        statement="RMSpropW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
        scales=_ADA)
 def rmspropw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
@@ -457,7 +462,7 @@ def rmspropw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
                            seed=seed)
 
 
-@claim(PAPER, "adamw_asymptotic_loss", citation="AdamW stationary analysis [DERIVED], same formula as RMSpropW",
+@claim(PAPER, "adamw_asymptotic_loss", citation="Lemmas C.52 (Adam, Cov = (eta/2) Sigma^1/2 H^-1) and C.57 (AdamW, Cov = (eta/2)(H Sigma^-1/2 + theta I)^-1) [3rd-party full-text reading]",
        statement="AdamW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
        scales=_ADA)
 def adamw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
@@ -481,14 +486,14 @@ def _saturation(optimizer, *, eta, sigmas, n_paths, rho1, rho2, seed):
                       f"at sigma_min, {tol:.3f}")
 
 
-@claim(PAPER, "rmspropw_weight_decay_saturation", citation="decoupled weight decay stabilises at high noise [REVIEW]",
+@claim(PAPER, "rmspropw_weight_decay_saturation", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
        statement="with theta > 0 RMSpropW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
        scales=_SAT)
 def rmspropw_weight_decay_saturation(*, eta, sigmas, n_paths, rho1, rho2, seed):
     return _saturation("rmspropw", eta=eta, sigmas=sigmas, n_paths=n_paths, rho1=rho1, rho2=rho2, seed=seed)
 
 
-@claim(PAPER, "adamw_weight_decay_saturation", citation="decoupled weight decay stabilises at high noise [REVIEW]",
+@claim(PAPER, "adamw_weight_decay_saturation", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
        statement="with theta > 0 AdamW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
        scales=_SAT)
 def adamw_weight_decay_saturation(*, eta, sigmas, n_paths, rho1, rho2, seed):

@@ -48,7 +48,8 @@ def signsgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
 def sgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     """Stationary ``E f = (eta / 4) sum_i Var(Z_i)`` of the SGD SDE on a quadratic.
 
-    ``inf`` for Student-t with ``nu <= 2`` (infinite variance).  [DERIVED in the brief]
+    ``inf`` for Student-t with ``nu <= 2`` (infinite variance).  [DERIVED in the brief; equals
+    tr(H Cov) / 2 with Lemma 3.8's Cov = (eta/2) H^-1 Sigma as quoted by a third-party reading]
     """
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
@@ -68,7 +69,9 @@ def adaptive_stationary_loss(h, sigma, *, eta, theta=0.0, batch=1.0):
 
     With ``theta = 0`` it is ``eta sum sigma_i / (4 sqrt B)`` (linear in sigma); with
     ``theta > 0`` it saturates at ``eta sum h_i / (4 theta)`` as sigma -> inf (decoupled
-    weight decay stabilises at high noise).  [DERIVED in the brief]
+    weight decay stabilises at high noise).  [DERIVED in the brief; for B = 1 it equals
+    tr(H Cov) / 2 with the AdamW stationary covariance (eta/2)(H Sigma^(-1/2) + theta I)^-1 of
+    Lemma C.57 (Lemma C.52 for theta = 0), as quoted by a third-party full-text reading]
     """
     eta = check_positive("eta", eta)
     theta = check_real("theta", theta, low=0)
