@@ -228,3 +228,83 @@ def test_other_bad_inputs():
         DecompositionPolyhedron("f")
     with pytest.raises(ValueError, match="normals\\[0\\] is the zero vector"):
         arrangement_complex([[0, 0]])
+
+
+# --------------------------------------------------------------------------- networks (check 7)
+def test_valuation_terms_1d_identity():
+    from theorylab.cpwl.networks import valuation_terms
+
+    # f = max(0, x, 2x - 1): intervals [0,1], [1,2] (+) and the interior point 1 (-)
+    terms = valuation_terms([[0], [1], [2]], [0, 0, -1])
+    assert sorted(terms) == sorted([(1, (0, 1)), (1, (1, 2)), (-1, (1,))])
+
+
+def test_convex_network_exact_and_depth():
+    from theorylab.cpwl.networks import convex_cpwl_network, random_convex_pieces, verify_network
+
+    A, c = random_convex_pieces(5, 2, seed=3)
+    net, info = convex_cpwl_network(A, c)
+    assert net.depth == 2 and info["depth"] == 2
+    ver = verify_network(net, A, c, extra_points=[[Fraction(1, 3), Fraction(-5, 2)], [7, 7]])
+    assert ver["mismatched_cells"] == 0 and ver["mismatched_points"] == 0 and ver["cells"] > 5
+
+
+def test_verify_network_detects_a_wrong_network():
+    from theorylab.cpwl.networks import convex_cpwl_network, verify_network
+
+    A, c = [[0, 0], [1, 0], [0, 1]], [0, 0, 0]
+    net, _ = convex_cpwl_network(A, c)
+    wrong = [[0, 0], [1, 0], [0, 1]], [0, 0, 1]          # another function
+    assert verify_network(net, *wrong)["mismatched_cells"] > 0
+
+
+def test_network_bad_input():
+    from theorylab.cpwl.networks import convex_cpwl_network
+
+    with pytest.raises(ValueError, match="never the maximum"):
+        convex_cpwl_network([[0], [1], [2]], [0, -5, 0])      # max(0, x - 5, 2x): the middle piece never wins
+    with pytest.raises(ValueError, match="parallel pieces"):
+        convex_cpwl_network([[1, 0], [1, 0], [0, 1]], [0, 1, 0])
+    with pytest.raises(ValueError, match="dimension < n"):
+        convex_cpwl_network([[0, 0], [1, 1], [2, 2]], [0, 0, -1])
+
+
+# --------------------------------------------------------------------------- Tran & Wang (check 5)
+def test_canonical_2d_is_least_length_and_minimal():
+    from theorylab.cpwl import random_planar_fan, random_ray_values
+    from theorylab.cpwl.tran_wang import canonical_decomposition_2d, refine_with_closing_ray, tran_wang_decomposition
+
+    fan = random_planar_fan(5, seed=11)
+    F, vals = refine_with_closing_ray(fan, random_ray_values(fan, seed=4))
+    f = CPWLFunction.from_ray_values(F, vals)
+    can = canonical_decomposition_2d(f)
+    tw, ties = tran_wang_decomposition(f)
+    mins, _ = DecompositionPolyhedron(f).minimal_decompositions()
+    assert ties == 0 and tw.y == can.y and can.total_pieces == mins[0].total_pieces
+
+
+def test_tran_wang_3d_example_not_minimal():
+    from theorylab.cpwl.complexes import polytope_fan
+    from theorylab.cpwl.experiments import TW_EXAMPLE_3D
+    from theorylab.cpwl.tran_wang import tran_wang_decomposition
+
+    fan = polytope_fan(TW_EXAMPLE_3D["rays"])
+    f = CPWLFunction.from_ray_values(fan, TW_EXAMPLE_3D["values"])
+    tw, ties = tran_wang_decomposition(f)
+    mins, table = DecompositionPolyhedron(f).minimal_decompositions()
+    assert ties == 0 and mins[0].total_pieces < tw.total_pieces
+    assert bool(table.exact_identity.all()) and bool(table.g_convex.all()) and bool(table.h_convex.all())
+
+
+def test_polytope_fan_bad_input():
+    from theorylab.cpwl.complexes import polytope_fan
+
+    with pytest.raises(ValueError, match="origin is not in the interior"):
+        polytope_fan([(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)])
+    with pytest.raises(ValueError, match="not vertices"):
+        polytope_fan([(3, 1, 1), (1, 3, 1), (1, 1, 3), (-1, -1, -1), (1, 1, 1)])   # (1,1,1) is interior
+    with pytest.raises(ValueError, match="zero vector"):
+        polytope_fan([(1, 0, 0), (0, 1, 0), (0, 0, 0), (-1, -1, -1)])
+    with pytest.raises(ValueError, match="not complete"):
+        from theorylab.cpwl import simplicial_fan
+        simplicial_fan([(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, -1, -1)], [(0, 1, 2), (0, 1, 3)])

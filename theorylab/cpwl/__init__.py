@@ -17,14 +17,22 @@ Decomposition polyhedra (:mod:`.polyhedron`):
     DecompositionPolyhedron (.vrep, .vertices_lp, .faces, .is_irreducible_lp,
     .is_bounded_face_point, .minimal_decompositions, .vertex_table, .sample_points,
     .piece_counts), decomposition_polyhedron, naive_decomposition, lambda_space
-Random instances (:mod:`.random`): random_planar_fan, random_ray_values, random_set_function
+Random instances (:mod:`.random`): random_planar_fan, random_polytope_fan, random_ray_values,
+    random_set_function
+Tran & Wang (:mod:`.tran_wang`, reconstruction): tran_wang_decomposition, canonical_decomposition_2d,
+    refine_with_closing_ray, edge_length
+Networks for convex CPWL functions (:mod:`.networks`): convex_cpwl_network, max_tree_network,
+    valuation_terms, verify_network, random_convex_pieces
 """
 
 from .complexes import (PolyhedralComplex, Wall, arrangement_complex, braid_fan, line_complex,
-                        max_affine_complex, planar_fan, relu_network_complex, simplicial_fan)
+                        max_affine_complex, planar_fan, polytope_fan, relu_network_complex, simplicial_fan)
 from .functions import CPWLFunction, is_submodular, lovasz_extension, relu_1d, set_function_of
 from .polyhedron import (Decomposition, DecompositionPolyhedron, LambdaSpace, decomposition_polyhedron,
                          lambda_space, naive_decomposition)
-from .random import four_ray_fan, hexagon_fan, random_planar_fan, random_ray_values, random_set_function
+from .networks import convex_cpwl_network, max_tree_network, random_convex_pieces, valuation_terms, verify_network
+from .random import (four_ray_fan, hexagon_fan, random_planar_fan, random_polytope_fan, random_ray_values,
+                     random_set_function)
+from .tran_wang import canonical_decomposition_2d, edge_length, refine_with_closing_ray, tran_wang_decomposition
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from theorylab.core.notebooks import write_notebook
 
 CELLS = [
     new_markdown_cell(
@@ -61,6 +60,25 @@ CELLS = [
         "    V, R = D.vrep()\n"
         "    rows.append((F, len(V), len(R)))\n"
         "rows"),
+    new_markdown_cell("## Tran & Wang's canonical rule in 2-D and 3-D (reconstruction, see `theorylab/cpwl/tran_wang.py`)\n"
+                      "The least-edge-length vertex of D_P(f) is Tran & Wang's canonical decomposition in 2-D; on this "
+                      "3-D fan it has more pieces than the best vertex."),
+    new_code_cell(
+        "from theorylab.cpwl import polytope_fan, tran_wang_decomposition\n"
+        "from theorylab.cpwl.experiments import TW_EXAMPLE_3D\n"
+        "f3 = CPWLFunction.from_ray_values(polytope_fan(TW_EXAMPLE_3D['rays']), TW_EXAMPLE_3D['values'])\n"
+        "tw, ties = tran_wang_decomposition(f3)\n"
+        "mins, table = DecompositionPolyhedron(f3).minimal_decompositions()\n"
+        "print('Tran-Wang rule pieces', tw.pieces, '| best vertex', mins[0].pieces, '| vertices', len(table))"),
+    new_markdown_cell("## A ReLU network for a convex CPWL function\n"
+                      "f = max of k affine pieces as a signed sum of maxima of <= n+1 pieces over a triangulation: "
+                      "ceil(log2(n+1)) hidden layers, proved equal to f cell by cell in exact arithmetic."),
+    new_code_cell(
+        "from theorylab.cpwl import convex_cpwl_network, max_tree_network, random_convex_pieces, verify_network\n"
+        "A, c = random_convex_pieces(5, 2, seed=0)\n"
+        "net, info = convex_cpwl_network(A, c)\n"
+        "print(info, '| one tournament: depth', max_tree_network(A, c).depth)\n"
+        "verify_network(net, A, c)"),
     new_code_cell(
         "import validations.cpwl_decomp as v\n"
         "fig, table = v.polygons_4ray(n_panels=2, seed=0)\n"
@@ -69,11 +87,7 @@ CELLS = [
 
 
 def build(path=None):
-    path = Path(path) if path else Path(__file__).resolve().parents[2] / "notebooks" / "cpwl_decomp.ipynb"
-    nb = new_notebook(cells=CELLS, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                            "language": "python"}})
-    nbformat.write(nb, path)
-    return path
+    return write_notebook("cpwl_decomp", CELLS, path)
 
 
 if __name__ == "__main__":

@@ -354,6 +354,36 @@ def simplicial_fan(rays, cones, *, name=None) -> PolyhedralComplex:
     return cx
 
 
+def polytope_fan(rays, *, name=None) -> PolyhedralComplex:
+    """The complete simplicial fan over the boundary of conv(rays) in R^n (n >= 2).
+
+    Its maximal cones are spanned by the (triangulated) facets of the polytope conv(rays);
+    the fan is complete iff the origin lies in the interior of conv(rays).  Used for 3-D fans
+    (the Tran & Wang check).  Raises ``ValueError`` for degenerate rays: the origin not in the
+    interior, or a ray that is not a vertex of conv(rays) (it would span no cone).
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    R = _rays_exact(rays)
+    n = len(R[0])
+    if n < 2 or len(R) < n + 1:
+        raise ValueError(f"a complete fan in R^{n} needs at least {n + 1} rays in n >= 2 dimensions; got {len(R)}")
+    P = np.array(R, float)
+    try:
+        hull = ConvexHull(P)
+    except QhullError:
+        raise ValueError("degenerate rays: the rays span no full-dimensional polytope (all in a hyperplane?)") from None
+    # hull.equations: normal . x + offset <= 0 inside; origin strictly inside <=> offset < 0
+    if np.any(hull.equations[:, -1] >= -1e-12):
+        raise ValueError("degenerate rays: the origin is not in the interior of conv(rays), so the cones over "
+                         "its facets do not cover R^n (the fan would not be complete)")
+    missing = sorted(set(range(len(R))) - set(int(v) for v in hull.vertices))
+    if missing:
+        raise ValueError(f"degenerate rays: rays {missing} are not vertices of conv(rays) and would span no cone")
+    cones = [tuple(sorted(int(v) for v in s)) for s in hull.simplices]
+    return simplicial_fan(R, cones, name=name or f"polytope fan({len(R)} rays in R^{n})")
+
+
 def braid_fan(n: int) -> PolyhedralComplex:
     """The braid fan in R^n: cells {x_pi(1) >= ... >= x_pi(n)}, one per permutation pi.
 

@@ -219,3 +219,104 @@ def check_submodular(n_instances, seed, *, ns=(3, 4)) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     df["ok"] = df.agree & (df.d == df.expected_d) & (df.ok_vertices == df.vertices)
     return df
+
+
+# ---------------------------------------------------------------------------------------
+# Tran & Wang (issue #6 check 5; our reconstruction, see theorylab.cpwl.tran_wang)
+TW_EXAMPLE_3D = dict(rays=[(-2, -2, -1), (-1, -2, -2), (0, 0, -1), (0, 1, 1), (1, 0, -1), (1, 1, 2), (2, -2, 1),
+                           (2, 0, 1)],
+                     values=[-1, 0, 2, 0, 1, 2, -2, 2])
+"""Input data of a 3-D instance found by the random search of :func:`check_tran_wang` (seed 0 of
+the exploration, fan of 8 rays); the check recomputes everything about it."""
+
+
+def _tw_row(dim, label, f, D=None):
+    from .tran_wang import edge_length, tran_wang_decomposition
+
+    D = D or DecompositionPolyhedron(f)
+    tw, ties = tran_wang_decomposition(f)
+    mins, table = D.minimal_decompositions()
+    best = mins[0]
+    return dict(dim=dim, instance=label, walls=D.n_walls, vertices=len(table), tw_pieces=tw.total_pieces,
+                tw_split=f"{tw.pieces[0]}+{tw.pieces[1]}", min_pieces=best.total_pieces,
+                min_split=f"{best.pieces[0]}+{best.pieces[1]}", tw_length=edge_length(D, tw.y),
+                min_vertex_length=min(edge_length(D, m.y) for m in mins), ties=ties,
+                tw_minimal=tw.total_pieces == best.total_pieces)
+
+
+def check_tran_wang(n_2d, n_3d, seed, *, sizes_2d=(4, 5, 6, 7), sizes_3d=(7, 8)) -> pd.DataFrame:
+    """2-D: on random planar fans refined by the closing ray, the exact Tran & Wang canonical
+    decomposition equals the least-edge-length vertex of D_P(f) and has the fewest pieces.
+    3-D: the least-edge-length vertex vs the best vertex on the fixed example and on random
+    fans over integer polytopes (``n_3d`` functions per fan size)."""
+    from .complexes import polytope_fan
+    from .random import random_polytope_fan
+    from .tran_wang import canonical_decomposition_2d, refine_with_closing_ray
+
+    rows = []
+    for m in sizes_2d:
+        fan = random_planar_fan(m, seed=child_seed(seed, "tw2", m))
+        for r in range(n_2d):
+            vals = random_ray_values(fan, seed=child_seed(seed, "tw2", m, r))
+            F, v2 = refine_with_closing_ray(fan, vals)
+            f = CPWLFunction.from_ray_values(F, v2)
+            D = DecompositionPolyhedron(f)
+            can = canonical_decomposition_2d(f)
+            row = _tw_row(2, f"{m} rays #{r}", f, D)
+            row.update(canonical_pieces=can.total_pieces, canonical_is_tw=can.y == tran_wang_y(f, D))
+            rows.append(row)
+    fan = polytope_fan(TW_EXAMPLE_3D["rays"], name="example 3-D fan")
+    rows.append(_tw_row(3, "example", CPWLFunction.from_ray_values(fan, TW_EXAMPLE_3D["values"])))
+    for m in sizes_3d:
+        fan = random_polytope_fan(m, seed=child_seed(seed, "tw3", m))
+        for r in range(n_3d):
+            vals = random_ray_values(fan, seed=child_seed(seed, "tw3", m, r), low=-2, high=2)
+            rows.append(_tw_row(3, f"{m} rays #{r}", CPWLFunction.from_ray_values(fan, vals)))
+    return pd.DataFrame(rows)
+
+
+def tran_wang_y(f, D):
+    from .tran_wang import tran_wang_decomposition
+
+    return tran_wang_decomposition(f)[0].y
+
+
+# ---------------------------------------------------------------------------------------
+# neural networks for convex CPWL functions (issue #6 check 7)
+def width_bound(n, k):
+    """Width bound of :func:`~theorylab.cpwl.networks.convex_cpwl_network` from Euler's formula:
+    n = 1: (k - 1) intervals x 3 + 2; n = 2: <= 2k - 5 triangles x 5 + <= 3k - 9 interior edges x 3
+    + 2 (first hidden layer, the widest); None for n >= 3 (O(k^ceil(n/2)), not evaluated)."""
+    if n == 1:
+        return 3 * (k - 1) + 2
+    if n == 2:
+        return 5 * (2 * k - 5) + 3 * max(3 * k - 9, 0) + 2
+    return None
+
+
+def check_networks(cases, seed) -> pd.DataFrame:
+    """For each (n, k, reps): random convex f = max of k integer affine pieces; build the network,
+    prove N = f region by region in exact arithmetic, compare depth/width with the bounds and with
+    the single-tournament network (ceil(log2 k) hidden layers)."""
+    from theorylab.relu import ceil_log
+
+    from .networks import convex_cpwl_network, max_tree_network, random_convex_pieces, verify_network
+
+    rows = []
+    for n, k, reps in cases:
+        for r in range(reps):
+            A, c = random_convex_pieces(k, n, seed=child_seed(seed, "nn", n, k, r))
+            net, info = convex_cpwl_network(A, c)
+            rng = as_generator(child_seed(seed, "nnpts", n, k, r))
+            pts = [[Fraction(int(v), 7) for v in rng.integers(-60, 61, size=n)] for _ in range(20)]
+            ver = verify_network(net, A, c, extra_points=pts)
+            tree = max_tree_network(A, c)
+            wb = width_bound(n, k)
+            rows.append(dict(n=n, k=k, instance=r, terms=info["terms"], depth=net.depth,
+                             depth_bound=max(1, ceil_log(2, n + 1)), width=net.width,
+                             width_bound=wb if wb is not None else np.nan, n_neurons=net.n_neurons,
+                             tree_depth=tree.depth, tree_width=tree.width, **ver))
+    df = pd.DataFrame(rows)
+    df["ok"] = ((df.mismatched_cells == 0) & (df.mismatched_points == 0) & (df.depth == df.depth_bound)
+                & ~(df.width > df.width_bound))
+    return df

@@ -7,7 +7,7 @@ import numpy as np
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_int
 
-from .complexes import planar_fan
+from .complexes import planar_fan, polytope_fan
 
 HEXAGON_RAYS = [(1, 0), (1, 1), (0, 1), (-1, 0), (-1, -1), (0, -1)]
 
@@ -44,6 +44,27 @@ def random_planar_fan(m, *, seed=0, box=3, max_tries=10_000):
         if gaps.max() < np.pi - 1e-9:
             return planar_fan(pick, name=f"random fan({m} rays)")
     raise RuntimeError(f"no complete fan with {m} rays found in {max_tries} tries (box={box})")
+
+
+def random_polytope_fan(m, *, n=3, seed=0, box=2, max_tries=10_000):
+    """A complete simplicial fan in R^n over conv of ``m`` random primitive integer rays in
+    [-box, box]^n (origin interior, every ray a vertex, facets triangulated by qhull)."""
+    m = check_int("m", m, low=n + 1, high=40)
+    rng = as_generator(seed)
+    for _ in range(max_tries):
+        pts = rng.integers(-box, box + 1, size=(m, n))
+        prim = set()
+        for p in pts:
+            g = np.gcd.reduce(np.abs(p))
+            if g:
+                prim.add(tuple(int(v) // int(g) for v in p))
+        if len(prim) < m:
+            continue
+        try:
+            return polytope_fan(sorted(prim), name=f"random 3-D fan({m} rays)" if n == 3 else None)
+        except ValueError:
+            continue
+    raise RuntimeError(f"no complete fan with {m} rays in R^{n} found in {max_tries} tries (box={box})")
 
 
 def random_ray_values(fan, *, seed=0, low=-3, high=3):
