@@ -51,7 +51,18 @@ def vertex_enumeration(*, quick=False):
                vertices_per_s_dd=float(sum(r["vertices"] for r in rows) / t_dd.sum()),
                lp_coverage_min=float(min(r["lp_coverage"] for r in rows)), rows=rows)
     if len(rows) >= 3:
-        out["dd_time_slope_vs_walls"] = float(fit_loglog(walls, t_dd).slope)
+        out.update(_slopes(walls, dd=t_dd, numba=np.array([r["t_numba"] for r in rows]),
+                           lp=np.array([r["t_lp"] for r in rows])))
+    return out
+
+
+def _slopes(walls, **times):
+    """log-log slope (with 95% CI) of each time series against the number of walls."""
+    out = {}
+    for name, t in times.items():
+        fit = fit_loglog(walls, t)
+        out[f"{name}_time_slope_vs_walls"] = float(fit.slope)
+        out[f"{name}_time_slope_ci"] = tuple(float(v) for v in fit.ci)
     return out
 
 
@@ -71,6 +82,11 @@ def minimal_decomposition(*, quick=False):
         t_ref = time.perf_counter() - t0
         best = DecompositionPolyhedron(f).minimal_decompositions()[0][0].total_pieces
         rows.append(dict(walls=m, t_ours=t_ours, t_ref=t_ref, best=best, best_lp=int(best_lp)))
-    return dict(ratio=float(np.median([r["t_ref"] / r["t_ours"] for r in rows])),
-                functions_per_s=float(len(rows) / sum(r["t_ours"] for r in rows)),
-                ref_missed_minimum=int(sum(r["best_lp"] > r["best"] for r in rows)), rows=rows)
+    out = dict(ratio=float(np.median([r["t_ref"] / r["t_ours"] for r in rows])),
+               functions_per_s=float(len(rows) / sum(r["t_ours"] for r in rows)),
+               ref_missed_minimum=int(sum(r["best_lp"] > r["best"] for r in rows)), rows=rows)
+    if len(rows) >= 3:
+        walls = np.array([r["walls"] for r in rows], float)
+        out.update(_slopes(walls, ours=np.array([r["t_ours"] for r in rows]),
+                           ref=np.array([r["t_ref"] for r in rows])))
+    return out

@@ -56,6 +56,7 @@ def test_piece_counts_kernel_and_thread_independence():
     finally:
         numba.set_num_threads(old)
     assert np.array_equal(one, many)
+    assert np.array_equal(_kernels.piece_counts_serial(big, wc2, 12), many)
 
 
 # ------------------------------------------------------------------ exact algebra and DD

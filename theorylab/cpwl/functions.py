@@ -113,10 +113,10 @@ class CPWLFunction:
 
     def n_pieces(self) -> int:
         """Number of affine pieces: cells glued across walls with zero bend (connected regions)."""
-        from ._kernels import piece_counts
+        from ._kernels import piece_counts_serial
 
         flat = np.array([[v == 0 for v in self._bends]], dtype=np.bool_).reshape(1, -1)
-        return int(piece_counts(flat, self.complex.wall_cells(), self.complex.n_cells)[0])
+        return int(piece_counts_serial(flat, self.complex.wall_cells(), self.complex.n_cells)[0])
 
     def n_affine_components(self) -> int:
         """Number of distinct affine maps among the cells."""

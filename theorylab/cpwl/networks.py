@@ -275,17 +275,24 @@ def verify_network(net: ReLUNetwork, slopes, offsets, *, extra_points=(), seed=0
     return dict(cells=len(pts), mismatched_cells=int(bad), points=len(X), mismatched_points=int(bad_pts))
 
 
-def random_convex_pieces(k, n=2, *, seed=0, box=6, max_tries=1000):
-    """k affine pieces with integer data, each of them the maximum somewhere (a random convex f)."""
+def random_convex_pieces(k, n=2, *, seed=0, box=6, max_tries=200):
+    """k affine pieces with integer data, each of them the maximum somewhere (a random convex f).
+
+    Random offsets in [-box, box] first; if that keeps failing (many pieces, small n), offsets
+    c_i = -|a_i|^2 + e_i with e_i in {0, 1} (lifted points near a concave paraboloid, so all of
+    them lie on the upper hull)."""
     rng = as_generator(seed)
-    for _ in range(max_tries):
+    for t in range(2 * max_tries):
         A = rng.integers(-box, box + 1, size=(k, n))
         if len({tuple(r) for r in A}) < k:
             continue
-        c = rng.integers(-box, box + 1, size=k)
+        if t < max_tries:
+            c = rng.integers(-box, box + 1, size=k)
+        else:
+            c = -np.sum(A * A, axis=1) + rng.integers(0, 2, size=k)
         try:
             valuation_terms(A.tolist(), c.tolist(), seed=0)
         except ValueError:
             continue
-        return A.tolist(), c.tolist()
-    raise RuntimeError(f"no convex function with {k} pieces found in {max_tries} tries")
+        return A.tolist(), [int(v) for v in c]
+    raise RuntimeError(f"no convex function with {k} pieces found in {2 * max_tries} tries")

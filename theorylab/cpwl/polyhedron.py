@@ -411,7 +411,7 @@ class DecompositionPolyhedron:
 
     def piece_counts(self, points) -> np.ndarray:
         """(len(points), 2) pieces of (g, h) for many points at once (numba union-find)."""
-        from ._kernels import piece_counts
+        from ._kernels import piece_counts, piece_counts_serial
 
         flat_g = np.zeros((len(points), self.n_walls), dtype=np.bool_)
         flat_h = np.zeros_like(flat_g)
@@ -421,7 +421,8 @@ class DecompositionPolyhedron:
             flat_h[s] = [v == lf for v, lf in zip(b, self.lam_f)]
         wc = self.f.complex.wall_cells()
         C = self.f.complex.n_cells
-        return np.stack([piece_counts(flat_g, wc, C), piece_counts(flat_h, wc, C)], axis=1)
+        count = piece_counts if len(points) >= 256 else piece_counts_serial   # threads pay off on large batches
+        return np.stack([count(flat_g, wc, C), count(flat_h, wc, C)], axis=1)
 
     def unique_vertex_by_realizability(self) -> bool:
         """Criterion of spec §2(a)(uniqueness): max(0, lambda(f)) lies in im(lambda)."""

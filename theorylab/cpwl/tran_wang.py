@@ -12,7 +12,7 @@ abstracts only), so what follows is OUR RECONSTRUCTION, stated so that it can be
   the positive edges in g and the negative ones in h and closes the positive chain with ONE
   straight edge -s, s = sum_{lambda_i > 0} lambda_i nu_i, on the new ray r* (nu(r*) ∝ -s), and
   likewise for h.  Every decomposition needs g to bend on all positive rays and, if s != 0,
-  on one more; so this is minimal: pieces = (#pos + [s != 0]) + (#neg + [s != 0]).
+  at r* too (likewise h), so this is minimal: pieces(g) = #(pos ∪ {r*}), pieces(h) = #(neg ∪ {r*}).
 * By the triangle inequality the straight closing edge is the shortest closure, i.e. the
   canonical decomposition is the point of D_P(f) of least total edge length
   ``E(g) = sum_tau lambda_tau(g) |nu_tau|_2`` (the perimeter of g's Newton polygon), once P
