@@ -36,7 +36,7 @@ from theorylab.core.plotting import subplots
 from theorylab.cpwl import (CPWLFunction, DecompositionPolyhedron, four_ray_fan, hexagon_fan, naive_decomposition,
                             random_planar_fan, random_ray_values)
 from theorylab.cpwl.experiments import (check_irreducible, check_minimal_vertices, check_networks,
-                                        check_realizability, check_submodular, check_translated_cones,
+                                        check_realizability, check_simplicial, check_submodular, check_translated_cones,
                                         check_tran_wang, check_unique_1d, instance_suite, median_function)
 from theorylab.core.seeding import child_seed
 
@@ -170,6 +170,22 @@ def realizability_2d(*, n_instances, seed):
                          f"all with a unique vertex and the criterion false: {bool((bad.vertices == 1).all())}")
 
 
+@claim(PAPER, "simplicial_unique", citation=f"{ABSTRACT} (cases with a unique minimal decomposition); spec §2(a): "
+       "'it holds for every f if V_P^+ is a simplicial cone'",
+       statement="whenever the cone V_P^+ / Aff of convex functions is simplicial (extreme rays phi_1..phi_d, "
+                 "f = sum nu_j phi_j), D_P(f) has exactly one vertex, sum max(0, nu_j) phi_j; in particular on every "
+                 "4-ray planar fan (d = 2) and in 1-D -- so D_P(f) of a 4-ray fan is never a polygon with a bounded face",
+       scales={"ci": dict(n_instances=3), "full": dict(n_instances=40)})
+def simplicial_unique(*, n_instances, seed):
+    df = check_simplicial(n_instances, seed)
+    simp = df[df.simplicial]
+    return Identity(discrepancy=int((~df.ok).sum()), instances=len(simp),
+                    what="simplicial instances without the single vertex sum max(0, nu_j) phi_j", data=df,
+                    note=f"{len(simp)} of {len(df)} instances simplicial (all 4-ray fans and 1-D); "
+                         f"non-simplicial ones with > 1 vertex: {int(((~df.simplicial) & (df.vertices > 1)).sum())} "
+                         f"of {int((~df.simplicial).sum())}")
+
+
 @claim(PAPER, "median_example", citation="issue #6 check 5: the median of {0, x1, x2} (6 pieces, 3 affine components)",
        statement="median(0, x1, x2) has 6 pieces and 3 affine components on the arrangement x1=0, x2=0, x1=x2, "
                  "and D_P(f) has a unique vertex, a minimal decomposition with 3 + 3 pieces",
@@ -240,54 +256,81 @@ def nn_convex_network(*, cases, seed):
 # --------------------------------------------------------------------------- figures
 
 def _polygon_panel(ax, D, title):
+    """Draw D_P(f) (d = 2 or 3): vertices labelled pieces(g)+pieces(h), bounded edges (red),
+    unbounded edges (dashed, drawn along their ray)."""
     V, R = D.vrep()
-    Vf = np.array([[float(x) for x in v] for v in V])
-    Rf = np.array([[float(x) for x in r] for r in R]).reshape(-1, 2)
+    d = D.d
+    Vf = np.array([[float(x) for x in v] for v in V]).reshape(-1, d)
+    Rf = np.array([[float(x) for x in r] for r in R]).reshape(-1, d)
     faces = D.faces()
-    span = max(1.0, float(np.ptp(Vf, axis=0).max()) if len(Vf) > 1 else 1.0)
+    spread = float(np.ptp(Vf, axis=0).max()) if len(Vf) > 1 else 0.0
+    span = max(1.0, spread) if d == 2 else 0.7 * (spread or 1.0)   # 3-D: short rays keep bounded edges visible
     rows = []
+
+    def pad(p):
+        return list(p) + [0.0] * (3 - d)
+
     for fc in faces.itertuples():
-        if fc.dim == 1:
-            if fc.bounded:
-                a, b = Vf[list(fc.vertices)]
-                ax.plot([a[0], b[0]], [a[1], b[1]], "-", color="C3", lw=2.5, zorder=3)
-                e = b
-            else:
-                a = Vf[fc.vertices[0]]
-                r = Rf[fc.rays[0]]
-                e = a + 1.5 * span * r / np.linalg.norm(r)
-                ax.plot([a[0], e[0]], [a[1], e[1]], "--", color="C0")
-            kind = "bounded edge" if fc.bounded else "unbounded edge (drawn to x1, y1)"
-            rows.append(dict(panel=title, kind=kind, x0=a[0], y0=a[1], x1=e[0], y1=e[1], pieces=""))
-    ax.plot(Vf[:, 0], Vf[:, 1], "o", color="k", zorder=4)
+        if fc.dim != 1:
+            continue
+        if fc.bounded:
+            a, e = Vf[list(fc.vertices)]
+            ax.plot(*zip(a, e), "-", color="C3", lw=2.5, zorder=3)
+        else:
+            a = Vf[fc.vertices[0]]
+            r = Rf[fc.rays[0]]
+            e = a + (1.5 if d == 2 else 1.0) * span * r / np.linalg.norm(r)
+            ax.plot(*zip(a, e), "--", color="C0")
+        kind = "bounded edge" if fc.bounded else "unbounded edge (drawn to x1, y1, z1)"
+        (x0, y0, z0), (x1, y1, z1) = pad(a), pad(e)
+        rows.append(dict(panel=title, kind=kind, x0=x0, y0=y0, z0=z0, x1=x1, y1=y1, z1=z1, pieces=""))
+    ax.plot(*Vf.T, "o", color="k", zorder=4)
     for k, v in enumerate(Vf):
         dec = D.decomposition(V[k])
-        ax.annotate(f"{dec.pieces[0]}+{dec.pieces[1]}", v, textcoords="offset points", xytext=(5, 5), fontsize=8)
-        rows.append(dict(panel=title, kind="vertex", x0=v[0], y0=v[1], x1=v[0], y1=v[1],
-                         pieces=f"{dec.pieces[0]}+{dec.pieces[1]}"))
-    ax.set_title(title, fontsize=9)
+        label = f"{dec.pieces[0]}+{dec.pieces[1]}"
+        if d == 2:
+            ax.annotate(label, v, textcoords="offset points", xytext=(5, 5), fontsize=8)
+        else:
+            ax.text(*v, " " + label, fontsize=7)
+        x0, y0, z0 = pad(v)
+        rows.append(dict(panel=title, kind="vertex", x0=x0, y0=y0, z0=z0, x1=x0, y1=y0, z1=z0, pieces=label))
+    ax.set_title(title, fontsize=8)
     ax.set_xlabel("y1")
     ax.set_ylabel("y2")
-    ax.set_aspect("equal", adjustable="datalim")
+    if d == 2:
+        ax.set_aspect("equal", adjustable="datalim")
+    else:
+        ax.set_zlabel("y3")
     return rows
 
 
-@figure(PAPER, "polygons_4ray", caption="D_P(f) for random f on a 4-ray fan (d = 2): vertices (labelled pieces(g)+pieces(h)), "
-        "bounded edges (red, the irreducible decompositions) and unbounded edges (dashed)",
-        scales={"ci": dict(n_panels=2), "full": dict(n_panels=6)})
+@figure(PAPER, "polygons_4ray", caption="Top: D_P(f) for random f on a 4-ray fan (d = 2). It is always one vertex plus "
+        "the cone of convex functions -- d = 2 makes that cone simplicial, so no bounded face exists (claim "
+        "simplicial_unique). Bottom: 5-ray fans (d = 3) with a non-simplicial cone, where D_P(f) has several "
+        "vertices (labelled pieces(g)+pieces(h)), bounded edges (red, irreducible decompositions) and unbounded "
+        "edges (dashed)",
+        scales={"ci": dict(n_panels=2), "full": dict(n_panels=4)})
 def polygons_4ray(*, n_panels, seed):
-    fan = four_ray_fan()
-    fig, axes = subplots(1, n_panels, width=3.2, height=3.2)
+    from theorylab.cpwl.experiments import simplicial_vertex
+
+    fig, axes = subplots(2, n_panels, width=3.4, height=3.3)
     rows = []
-    k = 0
-    r = 0
-    while k < n_panels:
-        vals = random_ray_values(fan, seed=child_seed(seed, "poly", r), low=-4, high=4)
-        r += 1
+    fan = four_ray_fan()
+    for k in range(n_panels):
+        vals = random_ray_values(fan, seed=child_seed(seed, "poly", k), low=-4, high=4)
         D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan, vals))
-        if len(D.vrep()[0]) < 2 and r < 200:
-            continue  # show polygons with a bounded edge
-        rows += _polygon_panel(axes[0, k], D, f"f(rays) = {vals}")
+        rows += _polygon_panel(axes[0, k], D, f"4 rays, f(rays) = {vals}")
+    k = r = 0
+    while k < n_panels and r < 500:
+        fan5 = random_planar_fan(5, seed=child_seed(seed, "poly5", r))
+        vals = random_ray_values(fan5, seed=child_seed(seed, "poly5v", r), low=-4, high=4)
+        r += 1
+        D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan5, vals))
+        if simplicial_vertex(D) is not None or len(D.vrep()[0]) < 3:
+            continue  # show a polytope with bounded edges
+        axes[1, k].remove()
+        ax = fig.add_subplot(2, n_panels, n_panels + k + 1, projection="3d")
+        rows += _polygon_panel(ax, D, f"5 rays {fan5.rays},\nf = {vals}")
         k += 1
     return fig, pd.DataFrame(rows)
 

@@ -320,3 +320,51 @@ def check_networks(cases, seed) -> pd.DataFrame:
     df["ok"] = ((df.mismatched_cells == 0) & (df.mismatched_points == 0) & (df.depth == df.depth_bound)
                 & ~(df.width > df.width_bound))
     return df
+
+
+# ---------------------------------------------------------------------------------------
+# simplicial cone of convex functions => unique vertex (why 4-ray fans never show a polygon)
+def simplicial_vertex(D):
+    """If V_P^+ is simplicial (d extreme rays phi_j), f = sum nu_j phi_j + affine and
+    D_P(f) = {sum mu_j phi_j : mu >= max(0, nu)}: its one vertex is sum max(0, nu_j) phi_j.
+    Returns that vertex (exact) or None if the cone is not simplicial."""
+    from theorylab.core.exact import solve
+
+    R = D.recession_rays()
+    if len(R) != D.d:
+        return None
+    if D.d == 0:
+        return ()
+    M = [[R[j][i] for j in range(D.d)] for i in range(D.d)]   # columns = extreme rays
+    nu = solve(M, list(D.y_f))
+    mu = [max(Fraction(0), v) for v in nu]
+    return tuple(sum((mu[j] * R[j][i] for j in range(D.d)), Fraction(0)) for i in range(D.d))
+
+
+def check_simplicial(n_instances, seed, *, sizes=(4, 5, 6)) -> pd.DataFrame:
+    """On planar fans of 4..6 rays (every 4-ray fan has d = 2, so a simplicial cone) and 1-D
+    complexes: whenever V_P^+ is simplicial, D_P(f) has exactly one vertex, sum max(0, nu_j) phi_j."""
+    rows = []
+    fans = [four_ray_fan()] + [random_planar_fan(m, seed=child_seed(seed, "sfan", m, r)) for m in sizes
+                               for r in range(3)]
+    rng = as_generator(child_seed(seed, "s1d"))
+    cases = [(fan.name, fan, r) for fan in fans for r in range(n_instances)]
+    for name, fan, r in cases:
+        f = CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=child_seed(seed, fan.name, str(fan.rays), r),
+                                                                low=-4, high=4))
+        rows.append(_simplicial_row(name, f, r))
+    for r in range(n_instances):
+        k = int(rng.integers(1, 6))
+        b = sorted(rng.choice(np.arange(-6, 7), size=k, replace=False).tolist())
+        rows.append(_simplicial_row("line", relu_1d(b, rng.integers(-3, 4, size=k).tolist()), r))
+    df = pd.DataFrame(rows)
+    df["ok"] = ~df.simplicial | ((df.vertices == 1) & df.vertex_is_formula)
+    return df
+
+
+def _simplicial_row(name, f, r):
+    D = DecompositionPolyhedron(f)
+    V, R = D.vrep()
+    v = simplicial_vertex(D)
+    return dict(complex=name, instance=r, d=D.d, extreme_rays=len(R), simplicial=v is not None, vertices=len(V),
+                vertex_is_formula=(v is not None and len(V) == 1 and tuple(V[0]) == v))
