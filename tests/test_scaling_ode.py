@@ -99,3 +99,76 @@ def test_ode_bad_eta_and_divergence():
         integrate_ode(L=2, K=1, M=1, activation="linear", eta=2.5, alphas=[0, 1])
     with pytest.raises(SimulationDiverged):
         integrate_ode(L=2, K=1, M=1, activation="linear", eta=1.0, alphas=[0, 2000.0], h=10.0)
+
+
+def test_linear_sgd_stability_range_is_checked_before_simulating():
+    from theorylab.scaling import spectrum
+    from theorylab.scaling.model import check_eta_sgd
+    with pytest.raises(ValueError, match="outside the stable range of linear one-pass SGD"):
+        simulate_sgd(N=256, L=256, K=1, M=1, activation="linear", eta=1.1, alphas=[0, 1])
+    # the criterion is the spectral radius of the exact mean-square recursion crossing 1
+    N = 64
+    lam = spectrum(N, N, 1.0)
+    for eta, stable in ((0.9, True), (1.3, False)):
+        a = eta / N
+        step = np.diag(1 - 2 * a * lam + 2 * a * a * lam ** 2) + a * a * np.outer(lam, lam)
+        assert (np.abs(np.linalg.eigvals(step)).max() < 1) == stable
+        if stable:
+            check_eta_sgd(eta, lam, N)
+        else:
+            with pytest.raises(ValueError):
+                check_eta_sgd(eta, lam, N)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(beta=0.0), "beta must be"),
+    (dict(K=0), "K must be"),
+    (dict(M=0), "M must be"),
+    (dict(N=30, L=4), "L must divide N"),
+    (dict(eta=2.0, activation="linear"), "eta must be in \\(0, 2\\)"),
+    (dict(eta=-0.1), "eta must be"),
+])
+def test_ode_bad_input(kw, match):
+    base = dict(L=4, K=2, M=2, alphas=[0, 1])
+    base.update(kw)
+    with pytest.raises(ValueError, match=match):
+        integrate_ode(**base)
+
+
+def test_closed_forms_and_helpers_bad_input():
+    from theorylab.scaling import finite_n_rate, late_time_rate, plateau_height, simulate_sgd_over_L
+    with pytest.raises(ValueError, match="eta must be in"):
+        linear_eps([1.0], L=8, beta=1.0, eta=2.5)
+    with pytest.raises(ValueError, match="eta must be in"):
+        late_time_rate(L=8, beta=1.0, eta=2.0)
+    with pytest.raises(ValueError, match="beta must be"):
+        linear_eps([1.0], L=8, beta=-0.5, eta=0.1)
+    with pytest.raises(ValueError, match="eta"):
+        finite_n_rate(N=4, L=4, beta=1.0, eta=1.9)
+    with pytest.raises(ValueError, match="K must be"):
+        plateau_height(K=0, M=2)
+    with pytest.raises(ValueError, match="L must divide N"):
+        simulate_sgd_over_L(N=32, Ls=(4, 5), alphas=[0, 1])
+    with pytest.raises(ValueError, match="teacher must be"):
+        simulate_sgd(N=32, L=4, teacher="uniform", alphas=[0, 1])
+
+
+def test_finite_n_rate_limits():
+    from theorylab.scaling import finite_n_rate, late_time_rate
+    eta = 0.5
+    assert finite_n_rate(N=10 ** 9, L=4, beta=1.0, eta=eta) == pytest.approx(late_time_rate(L=4, beta=1.0, eta=eta), rel=1e-6)
+    N = 512  # L = 1: eta(2 - eta) - 2 eta^2/N + O(N^-1) (the log term)
+    c = eta * (2 - eta) - 2 * eta ** 2 / N
+    assert finite_n_rate(N=N, L=1, beta=1.0, eta=eta) == pytest.approx(-N * np.log1p(-c / N), rel=1e-12)
+
+
+def test_plateau_with_eta_term_is_a_fixed_point_of_the_group_ode():
+    """Started exactly on the symmetric fixed point (t^l = I, all groups equal), the ODE stays there."""
+    eta, L = 0.1, 3
+    fp = plateau_fixed_point(K=2, M=2, eta=eta)
+    q = np.tile(np.array([[fp["Q"], fp["C"]], [fp["C"], fp["Q"]]]), (L, 1, 1))
+    r = np.full((L, 2, 2), fp["R"])
+    t = np.tile(np.eye(2), (L, 1, 1))
+    e = integrate_ode(L=L, K=2, M=2, eta=eta, overlaps=(q, r, t), alphas=[0.0, 50.0]).eps_g.values
+    np.testing.assert_allclose(e, fp["eps"], rtol=1e-9)
+    assert fp["eps"] > plateau_fixed_point(K=2, M=2)["eps"]

@@ -1,37 +1,45 @@
-"""Builds notebooks/scaling_ode.ipynb with nbformat (run from the repository root)."""
-import nbformat as nbf
-nb = nbf.v4.new_notebook()
-nb.cells = [
- nbf.v4.new_markdown_cell("# scaling_ode: two-layer networks with power-law spectra\nWorschech & Rosenow, ICLR 2025 (arXiv:2410.09005). ODE vs one-pass SGD for the erf committee machine, and the linear power law."),
- nbf.v4.new_code_cell("""import os
-import numpy as np
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from theorylab.scaling import integrate_ode, simulate_sgd, linear_eps, linear_power_law, plateau_height
-SCALE = os.environ.get("THEORYLAB_SCALE", "full")
-N, ALPHA_MAX = (64, 50.0) if SCALE == "ci" else (1024, 3000.0)"""),
- nbf.v4.new_code_cell("""def show(L=8, eta=0.1):
-    al = np.geomspace(1.0, ALPHA_MAX, 40)
-    ode = integrate_ode(L=L, K=2, M=2, eta=eta, N=N, alphas=al)
-    sgd = simulate_sgd(N=N, L=L, K=2, M=2, eta=eta, alphas=al, n_seeds=1, seed=1)
-    plt.figure(figsize=(5, 3.5))
-    plt.loglog(ode.alpha, ode.eps_g, label="ODE")
-    plt.loglog(sgd.alpha, sgd.eps_g, ".", label="SGD")
-    plt.axhline(plateau_height(K=2, M=2), ls=":", color="k", label="plateau (eta->0)")
-    plt.xlabel("alpha"); plt.ylabel("eps_g"); plt.legend(); plt.show()
+"""Builds notebooks/scaling_ode.ipynb: ``python -m theorylab.scaling._build_notebook`` (from the repository root)."""
 
-try:
-    import ipywidgets as w
-    w.interact(show, L=w.SelectionSlider(options=[1, 2, 4, 8, 16]), eta=w.FloatSlider(value=0.1, min=0.02, max=0.5, step=0.02))
-except ImportError:
-    show(L=8, eta=0.1)"""),
- nbf.v4.new_code_cell("""al = np.geomspace(0.1, 1e3, 50)
-plt.figure(figsize=(5, 3.5))
-for beta in (0.5, 1.0, 2.0):
-    plt.loglog(al, linear_eps(al, L=N, beta=beta, eta=0.1), label=f"exact, beta={beta}")
-    plt.loglog(al, linear_power_law(al, L=N, beta=beta, eta=0.1), ":", color="k")
-plt.xlabel("alpha"); plt.ylabel("eps_g"); plt.legend(); plt.show()"""),
+from theorylab.core.notebooks import write_notebook
+
+CELLS = [
+    ("md", "# scaling_ode: two-layer networks with power-law data spectra\n\n"
+           "Worschech & Rosenow, ICLR 2025 (arXiv:2410.09005). One-pass SGD of the soft committee machine "
+           "against the order-parameter ODEs (erf), the linear closed forms (power law -beta/(1+beta), "
+           "trainable-parameter law) and the symmetric plateau. `THEORYLAB_SCALE=ci` keeps every cell small."),
+    ("code", "import os\n"
+             "import numpy as np\n"
+             "import matplotlib\n"
+             "matplotlib.use('Agg')\n"
+             "import matplotlib.pyplot as plt\n"
+             "from theorylab.scaling import (group_overlaps, integrate_ode, simulate_sgd_over_L, linear_eps,\n"
+             "                               linear_power_law, power_law_window, plateau_height,\n"
+             "                               trainable_final_error, trainable_power_law)\n"
+             "CI = os.environ.get('THEORYLAB_SCALE', 'full') == 'ci'\n"
+             "N, ALPHA_MAX, LS = (64, 50.0, (1, 16)) if CI else (1024, 3000.0, (1, 4, 16, 64))"),
+    ("md", "## Fig. 1: the plateau shortens as L grows (erf, K = M = 2, eta = 0.1, sigma_J = 0.01)\n"
+           "One SGD path per L (run in parallel) and the ODE started from that path's own initial overlaps."),
+    ("code", "al = np.geomspace(1.0, ALPHA_MAX, 40)\n"
+             "tab, (J0, B0) = simulate_sgd_over_L(N=N, Ls=LS, alphas=al, seed=1, return_init=True)\n"
+             "plt.figure(figsize=(5, 3.5))\n"
+             "for p, L in enumerate(LS):\n"
+             "    ode = integrate_ode(L=L, overlaps=group_overlaps(J0[p], B0[p], L), alphas=al)\n"
+             "    line, = plt.loglog(ode.alpha, ode.eps_g, label=f'L={L}')\n"
+             "    plt.loglog(al, tab[tab.seed_index == p].eps_g, '.', color=line.get_color())\n"
+             "plt.axhline(plateau_height(K=2, M=2, eta=0.1), ls=':', color='k', label='plateau fixed point')\n"
+             "plt.xlabel('alpha'); plt.ylabel('eps_g'); plt.legend(fontsize=8); plt.show()"),
+    ("md", "## Linear activation: the power law and its window [1/(2 eta lambda_1), 1/(2 eta lambda_L)]"),
+    ("code", "al = np.geomspace(0.1, 1e3, 50)\n"
+             "plt.figure(figsize=(5, 3.5))\n"
+             "for beta in (0.5, 1.0, 2.0):\n"
+             "    plt.loglog(al, linear_eps(al, L=N, beta=beta, eta=0.1), label=f'exact, beta={beta}')\n"
+             "    plt.loglog(al, linear_power_law(al, L=N, beta=beta, eta=0.1), ':', color='k')\n"
+             "    print(beta, 'window', power_law_window(L=N, beta=beta, eta=0.1))\n"
+             "plt.xlabel('alpha'); plt.ylabel('eps_g'); plt.legend(); plt.show()"),
+    ("md", "## Trainable-parameter law (Sec. 4.3): final error vs N_l, slope -beta"),
+    ("code", "n_l = np.array([4, 8, 16, 32])\n"
+             "print(np.c_[n_l, trainable_final_error(n_l, N=N, beta=1.0, eta=0.5), trainable_power_law(n_l, beta=1.0)])"),
 ]
-nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-nbf.write(nb, "notebooks/scaling_ode.ipynb")
+
+if __name__ == "__main__":
+    print(write_notebook("scaling_ode", CELLS))

@@ -16,6 +16,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from theorylab.core._rng import normal, seed_state
+
 TWO_OVER_PI = 2.0 / math.pi
 
 
@@ -117,69 +119,98 @@ def drift_matrices(C, K, M, erf, A, Bm, D):
     for i in range(K):
         for k in range(i, K):
             s = 0.0
-            for a in range(n):
-                for b in range(n):
-                    s += c[a] * c[b] * i4(C, i, k, a, b)
+            for a in range(n):  # i4 is symmetric in its last two indices: b >= a, off-diagonal twice
+                s += c[a] * c[a] * i4(C, i, k, a, a)
+                for b in range(a + 1, n):
+                    s += 2.0 * c[a] * c[b] * i4(C, i, k, a, b)
             D[i, k] = s / K
             D[k, i] = D[i, k]
     return eps_from_cov(C, K, M, True)
 
 
 # --------------------------------------------------------------------------- ODE (per eigen-group)
-@njit(cache=True)
-def group_cov(q, r, t, lam, L, K, M, C):
-    """Pre-activation covariance C = (1/L) sum_l lambda_l [[q^l, r^l], [r^l^T, t^l]]."""
-    for a in range(K + M):
-        for b in range(K + M):
-            C[a, b] = 0.0
-    for l in range(L):
-        w = lam[l] / L
-        for i in range(K):
-            for k in range(K):
-                C[i, k] += w * q[l, i, k]
+# Group overlaps are stored with the group index last, q[i, k, l] = q^l_ik (K, K, L),
+# r[i, m, l] (K, M, L), t[n, m, l] (M, M, L), so that every loop over the L groups is a
+# contiguous, vectorisable inner loop.
+_FM = {"reassoc", "contract"}  # reordering / fused multiply-add only; NaN and inf semantics kept
+
+
+@njit(cache=True, fastmath=_FM)
+def _wsum(w, x):
+    s = 0.0
+    for l in range(w.shape[0]):
+        s += w[l] * x[l]
+    return s
+
+
+@njit(cache=True, fastmath=_FM)
+def group_cov(q, r, t, w, K, M, C):
+    """Pre-activation covariance C = sum_l w_l [[q^l, r^l], [r^l^T, t^l]] with w_l = lambda_l / L."""
+    for i in range(K):
+        for k in range(K):
+            C[i, k] = _wsum(w, q[i, k])
+        for m in range(M):
+            C[i, K + m] = _wsum(w, r[i, m])
+            C[K + m, i] = C[i, K + m]
+    for n in range(M):
+        for m in range(M):
+            C[K + n, K + m] = _wsum(w, t[n, m])
+
+
+@njit(cache=True, fastmath=_FM)
+def _group_drift(q, r, t, el, eta, A, Bm, D, dq, dr):
+    """dq^l = el_l [A q^l + q^l A^T + Bm r^l^T + r^l Bm^T + eta D], dr^l = el_l [A r^l + Bm t^l], el_l = eta lam_l."""
+    K, M, L = q.shape[0], t.shape[0], q.shape[2]
+    for i in range(K):
+        for k in range(i, K):
+            out = dq[i, k]
+            c = eta * D[i, k]
+            for l in range(L):
+                out[l] = c
+            for j in range(K):
+                a1, a2 = A[i, j], A[k, j]
+                qjk, qij = q[j, k], q[i, j]
+                for l in range(L):
+                    out[l] += a1 * qjk[l] + a2 * qij[l]
             for m in range(M):
-                C[i, K + m] += w * r[l, i, m]
-                C[K + m, i] += w * r[l, i, m]
-        for n in range(M):
-            for m in range(M):
-                C[K + n, K + m] += w * t[l, n, m]
+                b1, b2 = Bm[i, m], Bm[k, m]
+                rkm, rim = r[k, m], r[i, m]
+                for l in range(L):
+                    out[l] += b1 * rkm[l] + b2 * rim[l]
+            for l in range(L):
+                out[l] *= el[l]
+            if k != i:
+                dq[k, i, :] = out
+        for m in range(M):
+            out = dr[i, m]
+            for l in range(L):
+                out[l] = 0.0
+            for j in range(K):
+                a1 = A[i, j]
+                rjm = r[j, m]
+                for l in range(L):
+                    out[l] += a1 * rjm[l]
+            for n in range(M):
+                b1 = Bm[i, n]
+                tnm = t[n, m]
+                for l in range(L):
+                    out[l] += b1 * tnm[l]
+            for l in range(L):
+                out[l] *= el[l]
 
 
 @njit(cache=True)
-def group_rhs(q, r, t, lam, trained, eta, erf, dq, dr, C, A, Bm, D):
-    """d q^l/d alpha and d r^l/d alpha of the eigen-group ODEs; returns eps_g.
+def group_rhs(q, r, t, w, el, eta, erf, dq, dr, C, A, Bm, D):
+    """d q^l/d alpha and d r^l/d alpha of the eigen-group ODEs (group index last); returns eps_g.
 
     dq^l = eta lam_l [A q^l + q^l A^T + Bm r^l^T + r^l Bm^T] + eta^2 lam_l D,
-    dr^l = eta lam_l [A r^l + Bm t^l]   (frozen, i.e. zero, for untrained groups).
+    dr^l = eta lam_l [A r^l + Bm t^l],   with w_l = lam_l/L and el_l = eta lam_l (0 for a
+    frozen, untrained group); A, Bm, D from the level-1 covariance (Stein's lemma).
     """
-    L, K, M = q.shape[0], q.shape[1], t.shape[1]
-    group_cov(q, r, t, lam, L, K, M, C)
+    K, M = q.shape[0], t.shape[0]
+    group_cov(q, r, t, w, K, M, C)
     eps = drift_matrices(C, K, M, erf, A, Bm, D)
-    for l in range(L):
-        if not trained[l]:
-            for i in range(K):
-                for k in range(K):
-                    dq[l, i, k] = 0.0
-                for m in range(M):
-                    dr[l, i, m] = 0.0
-            continue
-        el = eta * lam[l]
-        for i in range(K):
-            for k in range(i, K):
-                s = 0.0
-                for j in range(K):
-                    s += A[i, j] * q[l, j, k] + A[k, j] * q[l, i, j]
-                for m in range(M):
-                    s += Bm[i, m] * r[l, k, m] + Bm[k, m] * r[l, i, m]
-                dq[l, i, k] = el * s + eta * el * D[i, k]
-                dq[l, k, i] = dq[l, i, k]
-            for m in range(M):
-                s = 0.0
-                for j in range(K):
-                    s += A[i, j] * r[l, j, m]
-                for n in range(M):
-                    s += Bm[i, n] * t[l, n, m]
-                dr[l, i, m] = el * s
+    _group_drift(q, r, t, el, eta, A, Bm, D, dq, dr)
     return eps
 
 
@@ -204,53 +235,53 @@ def _rk4_combine(x, dt, k1, k2, k3, k4):
 
 
 @njit(cache=True)
-def rk4_groups(q0, r0, t, lam, trained, eta, erf, h, alpha_rec, blowup):
+def rk4_groups(q0, r0, t0, lam, trained, eta, erf, h, alpha_rec, blowup):
     """Classical RK4 with step <= h, landing exactly on each time in ``alpha_rec`` (sorted).
 
-    Returns (eps (n_rec,), Q (n_rec, K, K), R (n_rec, K, M), status) with status = -1 on
-    success or the index of the record time at which the state became non-finite / exceeded
-    ``blowup``.
+    q0 (L, K, K), r0 (L, K, M), t0 (L, M, M): initial group overlaps (group index first, as
+    returned by ``group_overlaps``).  Returns (eps (n_rec,), Q (n_rec, K, K), R (n_rec, K, M),
+    status) with status = -1 on success or the index of the record time at which the state
+    became non-finite / exceeded ``blowup``.
     """
-    L, K, M = q0.shape[0], q0.shape[1], t.shape[1]
+    L, K, M = q0.shape[0], q0.shape[1], t0.shape[1]
     n_rec = alpha_rec.shape[0]
     eps_out = np.full(n_rec, np.nan)
     Q_out = np.full((n_rec, K, K), np.nan)
     R_out = np.full((n_rec, K, M), np.nan)
-    q = q0.copy()
-    r = r0.copy()
+    q = np.ascontiguousarray(q0.transpose((1, 2, 0)))
+    r = np.ascontiguousarray(r0.transpose((1, 2, 0)))
+    t = np.ascontiguousarray(t0.transpose((1, 2, 0)))
+    w = lam / L
+    el = np.empty(L)
+    for l in range(L):
+        el[l] = eta * lam[l] if trained[l] else 0.0
     qs = np.empty_like(q)
     rs = np.empty_like(r)
     C = np.empty((K + M, K + M))
     A = np.empty((K, K))
     Bm = np.empty((K, M))
     D = np.empty((K, K))
-    k1q = np.empty_like(q)
-    k2q = np.empty_like(q)
-    k3q = np.empty_like(q)
-    k4q = np.empty_like(q)
-    k1r = np.empty_like(r)
-    k2r = np.empty_like(r)
-    k3r = np.empty_like(r)
-    k4r = np.empty_like(r)
+    k1q, k2q, k3q, k4q = np.empty_like(q), np.empty_like(q), np.empty_like(q), np.empty_like(q)
+    k1r, k2r, k3r, k4r = np.empty_like(r), np.empty_like(r), np.empty_like(r), np.empty_like(r)
     alpha = 0.0
     for j in range(n_rec):
         while alpha < alpha_rec[j]:
             dt = min(h, alpha_rec[j] - alpha)
-            group_rhs(q, r, t, lam, trained, eta, erf, k1q, k1r, C, A, Bm, D)
+            group_rhs(q, r, t, w, el, eta, erf, k1q, k1r, C, A, Bm, D)
             _axpy(qs, q, 0.5 * dt, k1q)
             _axpy(rs, r, 0.5 * dt, k1r)
-            group_rhs(qs, rs, t, lam, trained, eta, erf, k2q, k2r, C, A, Bm, D)
+            group_rhs(qs, rs, t, w, el, eta, erf, k2q, k2r, C, A, Bm, D)
             _axpy(qs, q, 0.5 * dt, k2q)
             _axpy(rs, r, 0.5 * dt, k2r)
-            group_rhs(qs, rs, t, lam, trained, eta, erf, k3q, k3r, C, A, Bm, D)
+            group_rhs(qs, rs, t, w, el, eta, erf, k3q, k3r, C, A, Bm, D)
             _axpy(qs, q, dt, k3q)
             _axpy(rs, r, dt, k3r)
-            group_rhs(qs, rs, t, lam, trained, eta, erf, k4q, k4r, C, A, Bm, D)
+            group_rhs(qs, rs, t, w, el, eta, erf, k4q, k4r, C, A, Bm, D)
             big = max(_rk4_combine(q, dt, k1q, k2q, k3q, k4q), _rk4_combine(r, dt, k1r, k2r, k3r, k4r))
             alpha += dt
             if not big <= blowup:
                 return eps_out, Q_out, R_out, j
-        group_cov(q, r, t, lam, L, K, M, C)
+        group_cov(q, r, t, w, K, M, C)
         eps_out[j] = eps_from_cov(C, K, M, erf)
         Q_out[j] = C[:K, :K]
         R_out[j] = C[:K, K:]
@@ -260,6 +291,7 @@ def rk4_groups(q0, r0, t, lam, trained, eta, erf, h, alpha_rec, blowup):
 # --------------------------------------------------------------------------- one-pass SGD
 @njit(cache=True)
 def _eps_sgd(J, B, lam, K, M, N, erf, C):
+    """eps_g from the level-1 order parameters C = [J; B] Sigma [J; B]^T / N (exact, O(N (K+M)^2))."""
     for a in range(K + M):
         for b in range(a, K + M):
             s = 0.0
@@ -273,58 +305,84 @@ def _eps_sgd(J, B, lam, K, M, N, erf, C):
 
 
 @njit(cache=True, fastmath=True)
+def _preactivations(W, xi, out, scale):
+    """out[i] = scale * W[i] . xi for every row i (the O(N K) half of a step)."""
+    for i in range(W.shape[0]):
+        s = 0.0
+        for p in range(xi.shape[0]):
+            s += W[i, p] * xi[p]
+        out[i] = s * scale
+
+
+@njit(cache=True)
+def _sgd_steps(J, B, sq, n_trained, eta, erf, n_steps, state, xi, x, y, delta):
+    """``n_steps`` one-pass SGD steps in place, J_i <- J_i + (eta/sqrt N) delta_i xi (Sec. 2).
+
+    xi = sqrt(lambda) * z with z standard normal from the path's xoshiro/ziggurat ``state``;
+    delta_i = g'(x_i)(y - f)/sqrt(K).  No allocation: xi, x, y, delta are work arrays.
+    """
+    K, N = J.shape
+    M = B.shape[0]
+    inv_sN = 1.0 / math.sqrt(N)
+    inv_sK = 1.0 / math.sqrt(K)
+    inv_sM = 1.0 / math.sqrt(M)
+    inv_r2 = 1.0 / math.sqrt(2.0)
+    cgp = math.sqrt(2.0 / math.pi)
+    for _ in range(n_steps):
+        for p in range(N):
+            xi[p] = sq[p] * normal(state)
+        _preactivations(J, xi, x, inv_sN)
+        _preactivations(B, xi, y, inv_sN)
+        f = 0.0
+        for i in range(K):
+            f += math.erf(x[i] * inv_r2) if erf else x[i]
+        t = 0.0
+        for n in range(M):
+            t += math.erf(y[n] * inv_r2) if erf else y[n]
+        err = t * inv_sM - f * inv_sK  # y - f
+        for i in range(K):
+            gp = cgp * math.exp(-0.5 * x[i] * x[i]) if erf else 1.0
+            delta[i] = eta * inv_sN * gp * err * inv_sK
+        _update(J, xi, delta, n_trained)
+
+
+@njit(cache=True, fastmath=True)
+def _update(J, xi, delta, n_trained):
+    """J[i, :n_trained] += delta_i xi[:n_trained] (the other O(N K) half of a step)."""
+    for i in range(J.shape[0]):
+        di = delta[i]
+        for p in range(n_trained):
+            J[i, p] += di * xi[p]
+
+
+@njit(cache=True)
 def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed):
     """One path of one-pass SGD, J_i <- J_i + (eta/sqrt N) delta_i xi, xi = sqrt(lam) * z.
 
     Works in the eigenbasis of Sigma (equivalent by rotation invariance of the Gaussian
     initialisation).  Only the first ``n_trained`` coordinates are updated (Sec. 4.3).
-    Returns eps_g at the steps in ``rec_steps`` (computed exactly from the order parameters)
-    and the index of the first non-finite record (-1 if none).
+    Normals from ``core._rng`` (one xoshiro256** state per path, seeded by ``seed``).
+    Returns eps_g at the steps in ``rec_steps`` (computed exactly from the order parameters,
+    only at those steps) and the index of the first non-finite record (-1 if none).
     """
-    np.random.seed(seed)
     K, N = J0.shape
     M = B.shape[0]
+    state = np.empty(4, dtype=np.uint64)
+    seed_state(seed, state)
     J = J0.copy()
     sq = np.sqrt(lam)
-    sN = math.sqrt(N)
-    sK = math.sqrt(K)
-    sM = math.sqrt(M)
     xi = np.empty(N)
     x = np.empty(K)
-    r2 = math.sqrt(2.0)
-    cgp = math.sqrt(2.0 / math.pi)
+    y = np.empty(M)
     delta = np.empty(K)
     C = np.empty((K + M, K + M))
     n_rec = rec_steps.shape[0]
     eps = np.full(n_rec, np.nan)
     step = 0
     for j in range(n_rec):
-        while step < rec_steps[j]:
-            z = np.random.standard_normal(N)
-            for p in range(N):
-                xi[p] = sq[p] * z[p]
-            f = 0.0
-            for i in range(K):
-                s = 0.0
-                for p in range(N):
-                    s += J[i, p] * xi[p]
-                x[i] = s / sN
-                f += (math.erf(x[i] / r2) if erf else x[i]) / sK
-            y = 0.0
-            for n in range(M):
-                s = 0.0
-                for p in range(N):
-                    s += B[n, p] * xi[p]
-                s /= sN
-                y += (math.erf(s / r2) if erf else s) / sM
-            for i in range(K):
-                gp = cgp * math.exp(-0.5 * x[i] * x[i]) if erf else 1.0
-                delta[i] = eta / sN * gp * (y - f) / sK
-            for i in range(K):
-                di = delta[i]
-                for p in range(n_trained):
-                    J[i, p] += di * xi[p]
-            step += 1
+        if rec_steps[j] > step:
+            _sgd_steps(J, B, sq, n_trained, eta, erf, rec_steps[j] - step, state, xi, x, y, delta)
+            step = rec_steps[j]
         e = _eps_sgd(J, B, lam, K, M, N, erf, C)
         if not math.isfinite(e) or e > 1e12:
             return eps, j

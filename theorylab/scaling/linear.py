@@ -98,22 +98,50 @@ def late_time_rate(*, L, beta, eta):
     return float(-w.max())
 
 
-def trainable_final_error(n_trained, *, N, beta, eta, D0=None):
+def finite_n_rate(*, N, L, beta, eta):
+    """Exact decay rate per unit alpha of E[eps_g] for one-pass SGD at finite N (linear activation).
+
+    For xi ~ N(0, Sigma) the per-coordinate second moments of u obey exactly, per step with
+    a = eta/N,  d_k <- d_k (1 - 2 a lam_k + 2 a^2 lam_k^2) + a^2 lam_k sum_j lam_j d_j
+    (Gaussian fourth moments).  On group means D this is D <- (I + G_N/N) D with
+    G_N = -2 eta diag(lam) + (eta^2/L) lam lam^T + (2 eta^2/N) diag(lam^2), so over one unit of
+    alpha (N steps) the slowest mode decays at -N log(1 + mu/N), mu the largest eigenvalue of
+    G_N.  As N -> infinity this is the ODE rate :func:`late_time_rate`; for L = 1 it is
+    eta(2 - eta) - 2 eta^2/N + O(N^-1).
+    """
+    N = check_int("N", N, low=1)
+    lam = eigenvalues(L, beta)
+    eta = check_eta(eta, "linear")
+    G = -2.0 * eta * np.diag(lam) + (eta ** 2 / L) * np.outer(lam, lam) + (2 * eta ** 2 / N) * np.diag(lam ** 2)
+    mu = float(np.linalg.eigvalsh(G).max())
+    if mu >= 0 or 1 + mu / N <= 0:
+        raise ValueError(f"eta={eta} is outside the stable range of the finite-N recursion (N={N}, L={L}, beta={beta})")
+    return float(-N * np.log1p(mu / N))
+
+
+def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
     """Exact alpha -> infinity error when only the first ``n_trained`` of N = L entries are trained.
 
-    eps_inf = eps_untrained / (1 - (eta/(2N)) sum_{k <= n_trained} lambda_k),
-    eps_untrained = (1/(2N)) sum_{k > n_trained} lambda_k D_k(0)   (Sec. 4.3; spec [DERIVED]).
+    ODE (Sec. 4.3; spec [DERIVED]):
+        eps_inf = eps_untrained / (1 - (eta/(2N)) sum_{k <= n_trained} lambda_k),
+        eps_untrained = (1/(2N)) sum_{k > n_trained} lambda_k D_k(0).
+    ``finite_n=True``: the exact stationary E[eps_g] of one-pass SGD at this N (Gaussian inputs),
+    from the fixed point of the per-step second-moment recursion (see ``model.check_eta_sgd``):
+        eps_inf = eps_untrained / (1 - (a/2) sum_{k <= n_trained} lambda_k / (1 - a lambda_k)),  a = eta/N;
+    it differs from the ODE value where eta lambda_k / N is not small (top modes when L = N).
     """
     N = check_int("N", N, low=1)
     lam = eigenvalues(N, beta)
     eta = check_eta(eta, "linear")
     D0 = np.ones(N) if D0 is None else check_array("D0", D0, shape=(N,))
+    a = eta / N
     out = []
     for n in np.atleast_1d(n_trained):
         n = check_int("n_trained", n, low=0, high=N)
-        denom = 1.0 - eta / (2 * N) * lam[:n].sum()
-        if denom <= 0:
-            raise ValueError(f"eta={eta} is outside the stable range for n_trained={n}")
+        x = a * lam[:n]
+        denom = 1.0 - (0.5 * np.sum(x / (1.0 - x)) if finite_n else 0.5 * x.sum())
+        if denom <= 0 or (finite_n and np.any(x >= 1)):
+            raise ValueError(f"eta={eta} is outside the stable range for n_trained={n}, N={N}")
         out.append((lam[n:] * D0[n:]).sum() / (2 * N) / denom)
     return np.array(out)
 

@@ -61,14 +61,26 @@ def spectrum(N, L, beta):
     return np.repeat(eigenvalues(L, beta), N // L)
 
 
-def init_weights(N, K, M, *, sigma_J=0.01, seed=0):
-    """Random initial student J (K, N) with entries N(0, sigma_J^2) and teacher B (M, N) with N(0, 1)."""
+TEACHERS = ("gaussian", "sign")
+
+
+def init_weights(N, K, M, *, sigma_J=0.01, teacher="gaussian", seed=0):
+    """Random initial student J (K, N) with entries N(0, sigma_J^2) and teacher B (M, N).
+
+    ``teacher="gaussian"``: B entries N(0, 1) (the paper's set-up).  ``teacher="sign"``: B entries
+    +-1, so every coordinate carries teacher power exactly 1; this is the D_l(0) = 1 of the
+    linear closed forms also when the multiplicity N/L is 1 (L = N), where a Gaussian teacher
+    gives D_l(0) ~ chi^2_1 per eigenvalue instead of its mean 1.
+    """
     N = check_int("N", N, low=1)
     K = check_int("K", K, low=1)
     M = check_int("M", M, low=1)
     sigma_J = check_real("sigma_J", sigma_J, low=0.0)
+    teacher = check_choice("teacher", teacher, TEACHERS)
     rng = as_generator(seed)
     B = rng.standard_normal((M, N))
+    if teacher == "sign":
+        B = np.sign(B)
     J = sigma_J * rng.standard_normal((K, N))
     return J, B
 
@@ -110,8 +122,28 @@ def check_eta(eta, activation):
     return eta
 
 
+def check_eta_sgd(eta, lam, n_trained):
+    """Mean-square stability of linear one-pass SGD at finite N; raises ValueError outside it.
+
+    ``lam``: the N per-coordinate eigenvalues; only the first ``n_trained`` coordinates move.
+    Per coordinate, with a = eta/N, E[u_k^2] <- m_k E[u_k^2] + a^2 lam_k sum_j lam_j E[u_j^2] with
+    m_k = 1 - 2 a lam_k (1 - a lam_k) (Gaussian inputs; sums over trained coordinates).  This
+    diagonal-plus-rank-one map has spectral radius < 1 iff a lam_k < 1 for every trained k and
+    (a/2) sum_k lam_k/(1 - a lam_k) < 1; for N -> infinity this is the ODE range eta < 2.
+    """
+    lam = np.asarray(lam, float)
+    a = eta / lam.size
+    x = a * lam[:n_trained]
+    s = 0.5 * np.sum(x / (1.0 - x)) if np.all(x < 1.0) else np.inf
+    if s >= 1.0:
+        raise ValueError(f"eta={eta} is outside the stable range of linear one-pass SGD at N={lam.size} "
+                         f"(largest eta lam_k/N = {x.max():.3g}, stability sum (eta/2N) sum lam_k/(1 - eta lam_k/N) = "
+                         f"{s:.3g}, must be < 1): E[eps_g], which the linear ODE describes, grows without bound")
+    return eta
+
+
 def simulate_sgd(*, N=1024, L=8, K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, activation="erf",
-                 alphas=None, n_seeds=1, n_trained=None, seed=0, return_init=False):
+                 alphas=None, n_seeds=1, n_trained=None, teacher="gaussian", seed=0, return_init=False):
     """One-pass SGD of the soft committee machine; eps_g exactly from the order parameters.
 
     Parameters
@@ -133,6 +165,8 @@ def simulate_sgd(*, N=1024, L=8, K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, acti
         Independent paths (teacher, student init and data all drawn per path), run in parallel.
     n_trained : int, optional
         Train only the first ``n_trained`` eigen-coordinates (Sec. 4.3); default all N.
+    teacher : {"gaussian", "sign"}
+        Teacher entries N(0, 1) or +-1 (see :func:`init_weights`).
     seed : int
         Root seed; path p uses ``spawn_seeds(seed, n_seeds)[p]``.
     return_init : bool
@@ -149,28 +183,55 @@ def simulate_sgd(*, N=1024, L=8, K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, acti
         If a path becomes non-finite or explodes.
     """
     N, L, K, M = check_sizes(N, L, K, M)
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    return _run_paths(N=N, Ls=[L] * n_seeds, K=K, M=M, beta=beta, eta=eta, sigma_J=sigma_J, activation=activation,
+                      alphas=alphas, n_trained=n_trained, teacher=teacher, seed=seed, return_init=return_init)
+
+
+def simulate_sgd_over_L(*, N=1024, Ls=(1, 4, 16), K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, activation="erf",
+                        alphas=None, teacher="gaussian", seed=0, return_init=False):
+    """One SGD path per value of L, all run in parallel (Fig. 1 of the paper).
+
+    Same parameters as :func:`simulate_sgd`, with ``Ls`` a sequence of L values (each must
+    divide N).  The table's ``seed_index`` p is the path of ``Ls[p]``; a column ``L`` is added.
+    """
+    N = check_int("N", N, low=1)
+    Ls = [check_sizes(N, L, K, M)[1] for L in Ls]
+    if not Ls:
+        raise ValueError("Ls must hold at least one value of L")
+    out = _run_paths(N=N, Ls=Ls, K=K, M=M, beta=beta, eta=eta, sigma_J=sigma_J, activation=activation,
+                     alphas=alphas, n_trained=None, teacher=teacher, seed=seed, return_init=return_init)
+    table = out[0] if return_init else out
+    table["L"] = np.asarray(Ls)[table.seed_index.to_numpy()]
+    return out
+
+
+def _run_paths(*, N, Ls, K, M, beta, eta, sigma_J, activation, alphas, n_trained, teacher, seed, return_init):
+    N, _, K, M = check_sizes(N, Ls[0], K, M)
     activation = check_choice("activation", activation, ACTIVATIONS)
     beta = check_beta(beta)
     eta = check_eta(eta, activation)
-    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    n_seeds = len(Ls)
     n_trained = N if n_trained is None else check_int("n_trained", n_trained, low=0, high=N)
     if alphas is None:
         alphas = np.concatenate([[0.0], np.geomspace(1.0 / N, 100.0, 59)])
     rec = _rec_steps(alphas, N)
-    lam = spectrum(N, L, beta)
+    lam = np.stack([spectrum(N, L, beta) for L in Ls])
+    if activation == "linear":
+        for lam_p in lam:
+            check_eta_sgd(eta, lam_p, n_trained)
     seeds = spawn_seeds(seed, 2 * n_seeds)
     J0 = np.empty((n_seeds, K, N))
     B0 = np.empty((n_seeds, M, N))
     for p in range(n_seeds):
-        J0[p], B0[p] = init_weights(N, K, M, sigma_J=sigma_J, seed=int(seeds[2 * p]))
+        J0[p], B0[p] = init_weights(N, K, M, sigma_J=sigma_J, teacher=teacher, seed=int(seeds[2 * p]))
     run_seeds = (seeds[1::2] & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    eps, status = kr.sgd_paths(J0, B0, np.tile(lam, (n_seeds, 1)), n_trained, eta, activation == "erf",
-                               rec, run_seeds)
+    eps, status = kr.sgd_paths(J0, B0, lam, n_trained, eta, activation == "erf", rec, run_seeds)
     bad = np.flatnonzero(status >= 0)
     if bad.size:
         p = int(bad[0])
         raise SimulationDiverged(f"SGD diverged on path {p} before alpha={rec[status[p]] / N:g} with "
-                                 f"N={N}, L={L}, K={K}, M={M}, beta={beta}, eta={eta}, activation={activation!r}")
+                                 f"N={N}, L={Ls[p]}, K={K}, M={M}, beta={beta}, eta={eta}, activation={activation!r}")
     table = pd.DataFrame({"alpha": np.tile(rec / N, n_seeds), "seed_index": np.repeat(np.arange(n_seeds), rec.size),
                           "eps_g": eps.ravel()})
     if return_init:
@@ -181,24 +242,26 @@ def simulate_sgd(*, N=1024, L=8, K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, acti
 def sgd_reference_numpy(J0, B, lam, *, eta, erf, n_steps, seed=0):
     """Vectorised numpy one-pass SGD over a batch of paths (benchmark reference only).
 
-    J0: (P, K, N), B: (P, M, N), lam: (N,).  Returns the final J.
+    J0: (P, K, N), B: (P, M, N), lam: (N,).  Student and teacher rows share one (P, K+M, N)
+    array so that one batched matmul gives all pre-activations; normals from numpy's
+    ziggurat generator.  Returns the final J.
     """
+    from scipy.special import erf as erf_fn
+
     rng = as_generator(seed)
-    J = np.array(J0, float)
-    P, K, N = J.shape
+    P, K, N = np.shape(J0)
     M = B.shape[1]
-    sq = np.sqrt(lam)
+    W = np.concatenate([np.asarray(J0, float), np.asarray(B, float)], axis=1)
+    J = W[:, :K]  # a view: updating J updates W
+    sq = np.sqrt(lam) / np.sqrt(N)  # xi/sqrt(N) in one multiply
+    c_out = np.concatenate([-np.full(K, 1 / np.sqrt(K)), np.full(M, 1 / np.sqrt(M))])
+    c_gp = np.sqrt(2 / np.pi)
     for _ in range(n_steps):
-        xi = rng.standard_normal((P, N)) * sq
-        x = np.einsum("pkn,pn->pk", J, xi) / np.sqrt(N)
-        yp = np.einsum("pmn,pn->pm", B, xi) / np.sqrt(N)
-        if erf:
-            from scipy.special import erf as _erf
-            f = _erf(x / np.sqrt(2)).sum(1) / np.sqrt(K)
-            y = _erf(yp / np.sqrt(2)).sum(1) / np.sqrt(M)
-            gp = np.sqrt(2 / np.pi) * np.exp(-0.5 * x * x)
-        else:
-            f, y, gp = x.sum(1) / np.sqrt(K), yp.sum(1) / np.sqrt(M), 1.0
-        delta = eta / np.sqrt(N) * gp * ((y - f) / np.sqrt(K))[:, None]
-        J += delta[:, :, None] * xi[:, None, :]
-    return J
+        xs = rng.standard_normal((P, N)) * sq  # xi / sqrt(N)
+        u = np.matmul(W, xs[:, :, None])[:, :, 0]  # (P, K+M) pre-activations
+        g = erf_fn(u * (1 / np.sqrt(2))) if erf else u
+        err = g @ c_out  # y - f
+        gp = c_gp * np.exp(-0.5 * u[:, :K] ** 2) if erf else 1.0
+        delta = (eta / np.sqrt(K)) * gp * err[:, None]  # eta/sqrt(N) folded into xs
+        J += delta[:, :, None] * xs[:, None, :]
+    return np.array(J)

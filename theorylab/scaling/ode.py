@@ -38,11 +38,18 @@ from . import _kernels as kr
 from .model import ACTIVATIONS, check_beta, check_eta, check_sizes, eigenvalues, group_overlaps, init_weights
 
 
-def initial_overlaps(*, N=1024, L=8, K=2, M=2, sigma_J=0.01, seed=0):
-    """Group overlaps (q, r, t) of a random initialisation drawn at finite N (as for SGD)."""
+def initial_overlaps(*, N=1024, L=8, K=2, M=2, sigma_J=0.01, seed=0, exact_teacher=False):
+    """Group overlaps (q, r, t) of a random initialisation drawn at finite N (as for SGD).
+
+    ``exact_teacher=True`` replaces the teacher overlaps by their N -> infinity value t^l = I
+    (the finite-N draw has t^l = I + O((N/L)^-1/2)); q and r stay the finite-N draw.
+    """
     N, L, K, M = check_sizes(N, L, K, M)
     J, B = init_weights(N, K, M, sigma_J=sigma_J, seed=seed)
-    return group_overlaps(J, B, L)
+    q, r, t = group_overlaps(J, B, L)
+    if exact_teacher:
+        t = np.broadcast_to(np.eye(M), t.shape).copy()
+    return q, r, t
 
 
 def _default_alphas():
@@ -113,24 +120,26 @@ def integrate_ode(*, L=8, K=2, M=2, beta=1.0, eta=0.1, activation="erf", overlap
 
 def _solve_ivp(q, r, t, lam, trained, eta, erf, alphas, ctx):
     L, K, M = q.shape[0], q.shape[1], t.shape[1]
-    nq = q.size
+    qT, rT, tT = (np.ascontiguousarray(np.moveaxis(a, 0, -1)) for a in (q, r, t))  # group index last
+    nq = qT.size
+    w, el = lam / L, eta * lam * trained
     C = np.empty((K + M, K + M))
     A, Bm, D = np.empty((K, K)), np.empty((K, M)), np.empty((K, K))
-    dq, dr = np.empty_like(q), np.empty_like(r)
+    dq, dr = np.empty_like(qT), np.empty_like(rT)
 
     def rhs(_, y):
-        kr.group_rhs(y[:nq].reshape(q.shape), y[nq:].reshape(r.shape), t, lam, trained, eta, erf, dq, dr,
-                     C, A, Bm, D)
+        kr.group_rhs(y[:nq].reshape(qT.shape), y[nq:].reshape(rT.shape), tT, w, el, eta, erf, dq, dr, C, A, Bm, D)
         return np.concatenate([dq.ravel(), dr.ravel()])
 
-    sol = solve_ivp(rhs, (0.0, float(alphas[-1])), np.concatenate([q.ravel(), r.ravel()]), method="DOP853",
+    sol = solve_ivp(rhs, (0.0, float(alphas[-1])), np.concatenate([qT.ravel(), rT.ravel()]), method="DOP853",
                     t_eval=alphas, rtol=1e-9, atol=1e-12)
     if not sol.success or not np.all(np.isfinite(sol.y)):
         raise SimulationDiverged(f"solve_ivp failed ({sol.message}) with {ctx}")
     eps = np.empty(alphas.size)
     Q, R = np.empty((alphas.size, K, K)), np.empty((alphas.size, K, M))
     for j in range(alphas.size):
-        kr.group_cov(sol.y[:nq, j].reshape(q.shape), sol.y[nq:, j].reshape(r.shape), t, lam, L, K, M, C)
+        kr.group_cov(np.ascontiguousarray(sol.y[:nq, j]).reshape(qT.shape),
+                     np.ascontiguousarray(sol.y[nq:, j]).reshape(rT.shape), tT, w, K, M, C)
         eps[j] = kr.eps_from_cov(C, K, M, erf)
         Q[j], R[j] = C[:K, :K], C[:K, K:]
     return eps, Q, R

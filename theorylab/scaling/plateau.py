@@ -1,11 +1,16 @@
 """The symmetric plateau of the erf committee machine (Worschech & Rosenow 2025, Sec. 5).
 
 On the symmetric plateau every student unit overlaps every teacher unit alike: R_in = R,
-Q_ii = Q, Q_ik = C.  For eta -> 0 the fixed point of the drift, written in the level-1 order
-parameters with T^(1) = I (random teacher, Tr Sigma/N = 1), is the same equation as for
-isotropic inputs, because the drift of every eigen-group is the group's eigenvalue times one
-common linear map (A, B); so the eta -> 0 plateau height does not depend on L or beta
-(spec [DERIVED]; the paper's own plateau-height formula, its Eq. (12), could not be read).
+Q_ii = Q, Q_ik = C.  With every group's teacher overlaps t^l = I (the N -> infinity teacher),
+the group ODEs dq^l = eta lam_l [A q^l + q^l A^T + B r^l^T + r^l B^T + eta D],
+dr^l = eta lam_l [A r^l + B] have a fixed point with all groups equal, q^l = Q, r^l = R:
+
+    A R + B = 0,     A Q + Q A^T + B R^T + R B^T + eta E[delta delta^T] = 0,
+
+the same equations as for isotropic inputs (each group's drift is lam_l times one common map),
+so the plateau height depends on eta, K, M but not on L or beta (spec [DERIVED]; the paper's
+own plateau-height formula, its Eq. (12), could not be read).  The eta term shifts the height
+by a relative +0.2 eta/0.01 % for K = M = 2 (0.005805 at eta -> 0, 0.005921 at eta = 0.1).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import root
 
-from theorylab.core import check_array, check_int, check_positive
+from theorylab.core import check_array, check_int, check_positive, check_real
 
 from . import _kernels as kr
 
@@ -28,13 +33,13 @@ def _symmetric_cov(Q, C, R, K, M):
     return cov
 
 
-def _drift_residual(x, K, M):
+def _drift_residual(x, K, M, eta):
     Q, C, R = x
     cov = _symmetric_cov(Q, C, R, K, M)
     A, Bm, D = np.empty((K, K)), np.empty((K, M)), np.empty((K, K))
     kr.drift_matrices(cov, K, M, True, A, Bm, D)
     Qm, Rm = cov[:K, :K], cov[:K, K:]
-    dQ = A @ Qm + Qm @ A.T + Bm @ Rm.T + Rm @ Bm.T
+    dQ = A @ Qm + Qm @ A.T + Bm @ Rm.T + Rm @ Bm.T + eta * D
     dR = A @ Rm + Bm
     out = [dR[0, 0], dQ[0, 0]]
     if K > 1:
@@ -42,11 +47,12 @@ def _drift_residual(x, K, M):
     return np.array(out)
 
 
-def plateau_fixed_point(*, K=2, M=2, guess=None):
-    """The eta -> 0 symmetric fixed point Q_ii = Q, Q_ik = C, R_in = R (T = I) and its eps_g.
+def plateau_fixed_point(*, K=2, M=2, eta=0.0, guess=None):
+    """The symmetric fixed point Q_ii = Q, Q_ik = C, R_in = R (T = I) and its eps_g.
 
-    Solves A R + B T = 0 and A Q + Q A^T + B R^T + R B^T = 0 restricted to the symmetric
-    manifold (all students alike, every student equally overlapping every teacher).
+    Solves A R + B T = 0 and A Q + Q A^T + B R^T + R B^T + eta E[delta delta^T] = 0 restricted
+    to the symmetric manifold (all students alike, every student equally overlapping every
+    teacher); ``eta = 0`` is the small-learning-rate plateau.
 
     Returns
     -------
@@ -54,21 +60,23 @@ def plateau_fixed_point(*, K=2, M=2, guess=None):
     """
     K = check_int("K", K, low=1)
     M = check_int("M", M, low=1)
+    eta = check_real("eta", eta, low=0.0)
     if guess is None:  # the isotropic K = M values Q = C = 1/(2K-1), R = 1/sqrt(K(2K-1)) as a start
         guess = (1.0 / (2 * K - 1), 1.0 / (2 * K - 1), 1.0 / np.sqrt(K * (2 * K - 1)))
     x0 = np.array(guess, float)[[0, 1, 2] if K > 1 else [0, 2]]
-    fun = (lambda x: _drift_residual(x, K, M)) if K > 1 else (lambda x: _drift_residual((x[0], x[0], x[1]), K, M))
+    fun = ((lambda x: _drift_residual(x, K, M, eta)) if K > 1
+           else (lambda x: _drift_residual((x[0], x[0], x[1]), K, M, eta)))
     sol = root(fun, x0, tol=1e-13)
     if not sol.success:
-        raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}: {sol.message}")
+        raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}, eta={eta}: {sol.message}")
     Q, C, R = (sol.x if K > 1 else (sol.x[0], sol.x[0], sol.x[1]))
     eps = kr.eps_from_cov(_symmetric_cov(Q, C, R, K, M), K, M, True)
     return {"Q": float(Q), "C": float(C), "R": float(R), "eps": float(eps)}
 
 
-def plateau_height(*, K=2, M=2):
-    """eps_g on the symmetric plateau for eta -> 0 (L- and beta-independent, see module doc)."""
-    return plateau_fixed_point(K=K, M=M)["eps"]
+def plateau_height(*, K=2, M=2, eta=0.0):
+    """eps_g on the symmetric plateau (L- and beta-independent, see module doc); eta = 0: small-eta limit."""
+    return plateau_fixed_point(K=K, M=M, eta=eta)["eps"]
 
 
 def escape_time(alphas, eps, *, height, fraction=0.5):
