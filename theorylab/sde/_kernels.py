@@ -262,6 +262,10 @@ def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, se
     out = np.full((n_paths, n_rec, dim), np.nan)
     diverged = np.full(n_paths, -1, dtype=np.int64)
     sq_dt = math.sqrt(dt)
+    # Gaussian SignSGD with a diagonal Hessian: the fused step (same numbers as em_step)
+    fused = model == SIGNSGD and H.shape[0] == 1 and p[5] == 0.0
+    c = H[0] / sig if fused else np.zeros(1)
+    sq_eta_dt = math.sqrt(p[0]) * sq_dt if fused else 0.0
     for i in prange(n_paths):
         state = np.empty(4, dtype=np.uint64)
         seed_state(seeds[i], state)
@@ -270,9 +274,12 @@ def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, se
         g = np.zeros(sig.size)
         out[i, 0] = y
         for k in range(n_steps):
-            for j in range(n_noise):
-                dw[j] = sq_dt * normal(state)
-            em_step(model, t0 + k * dt, dt, y, dw, H, sig, p, tab, g)
+            if fused:
+                signsgd_diag_step(y, c, dt, sq_eta_dt, state)
+            else:
+                for j in range(n_noise):
+                    dw[j] = sq_dt * normal(state)
+                em_step(model, t0 + k * dt, dt, y, dw, H, sig, p, tab, g)
             if _bad(y):
                 diverged[i] = k + 1
                 break
@@ -471,12 +478,22 @@ def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_
     return lo, ls, diverged
 
 
+@njit(cache=True)
+def signsgd_diag_step(x, c, dt, sq_eta_dt, state):
+    """One Euler–Maruyama step of the Gaussian SignSGD SDE (Cor. 3.3) with a diagonal Hessian,
+    ``Y_i = c_i x_i`` (``c = h / sig``), drawing the normals in coordinate order as ``em_run``
+    does for ``em_step``: ``x_i += -S(Y_i) dt + sqrt(eta dt) G(Y_i) z_i``."""
+    for j in range(x.size):
+        s, g = erf_sde_coeffs(c[j] * x[j])
+        x[j] += -s * dt + sq_eta_dt * g * normal(state)
+
+
 @njit(cache=True, parallel=True)
 def signsgd_sde_final(x0, H_diag, sig, eta, dt, n_steps, seeds):
     """Benchmark kernel: final state of the Gaussian SignSGD SDE (Cor. 3.3) with diagonal H.
 
-    The arithmetic of ``em_step(SIGNSGD, ...)`` for a diagonal Hessian fused into one loop
-    (normal draw, tabulated erf and sqrt(1 - erf^2)); :func:`em_run` is the general engine.
+    The step :func:`signsgd_diag_step` that :func:`em_run` uses for this model, without the
+    engine's recording and per-step blow-up check.
     """
     n_paths = seeds.size
     d = x0.size
@@ -488,9 +505,7 @@ def signsgd_sde_final(x0, H_diag, sig, eta, dt, n_steps, seeds):
         seed_state(seeds[i], state)
         x = x0.copy()
         for k in range(n_steps):
-            for j in range(d):
-                s, g = erf_sde_coeffs(c[j] * x[j])
-                x[j] += -s * dt + sq * g * normal(state)
+            signsgd_diag_step(x, c, dt, sq, state)
         out[i] = x
     return out
 
