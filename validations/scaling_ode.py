@@ -403,6 +403,8 @@ def escape_time_fig(*, Ls, Ms, L_for_M, n_seeds, seed):
         ax.loglog(np.repeat(x, t.shape[1]), t.ravel(), ".", color="0.6", ms=3)
         ax.loglog(x, m, "o-", label="ODE")
         ax.loglog(x, m[0] * (x / x[0]) ** p, "k:", label=f"slope {p:g}")
+        ax.set_xticks(x, [f"{v:g}" for v in x], minor=False)
+        ax.set_xticks([], minor=True)
         ax.set_xlabel(lab)
         ax.legend(fontsize=7)
     axes[0, 0].set_ylabel("escape time alpha_esc")
