@@ -114,6 +114,21 @@ def _find(parent, i):
     return i
 
 
+@njit(cache=True)
+def _pieces_of_row(flat_row, wall_cells, n_cells):
+    """Union-find over the cells: cells joined by a flat wall (``flat_row[w]``) are one piece."""
+    parent = np.arange(n_cells)
+    count = n_cells
+    for w in range(flat_row.shape[0]):
+        if flat_row[w]:
+            a = _find(parent, wall_cells[w, 0])
+            b = _find(parent, wall_cells[w, 1])
+            if a != b:
+                parent[a] = b
+                count -= 1
+    return count
+
+
 @njit(cache=True, parallel=True)
 def piece_counts(flat, wall_cells, n_cells):
     """Number of affine pieces for each row of ``flat`` (S, W) bool: True where the bend is 0.
@@ -121,19 +136,9 @@ def piece_counts(flat, wall_cells, n_cells):
     ``wall_cells`` (W, 2) are the cells on the two sides of each wall.  Cells joined by a
     flat wall belong to the same piece.
     """
-    S, W = flat.shape
-    out = np.zeros(S, dtype=np.int64)
-    for s in prange(S):
-        parent = np.arange(n_cells)
-        count = n_cells
-        for w in range(W):
-            if flat[s, w]:
-                a = _find(parent, wall_cells[w, 0])
-                b = _find(parent, wall_cells[w, 1])
-                if a != b:
-                    parent[a] = b
-                    count -= 1
-        out[s] = count
+    out = np.zeros(flat.shape[0], dtype=np.int64)
+    for s in prange(flat.shape[0]):
+        out[s] = _pieces_of_row(flat[s], wall_cells, n_cells)
     return out
 
 
@@ -141,17 +146,7 @@ def piece_counts(flat, wall_cells, n_cells):
 def piece_counts_serial(flat, wall_cells, n_cells):
     """:func:`piece_counts` without threads: for one or a few rows the thread-pool start-up of
     the parallel kernel (~15 ms) dwarfs the union-find itself."""
-    S, W = flat.shape
-    out = np.zeros(S, dtype=np.int64)
-    for s in range(S):
-        parent = np.arange(n_cells)
-        count = n_cells
-        for w in range(W):
-            if flat[s, w]:
-                a = _find(parent, wall_cells[w, 0])
-                b = _find(parent, wall_cells[w, 1])
-                if a != b:
-                    parent[a] = b
-                    count -= 1
-        out[s] = count
+    out = np.zeros(flat.shape[0], dtype=np.int64)
+    for s in range(flat.shape[0]):
+        out[s] = _pieces_of_row(flat[s], wall_cells, n_cells)
     return out
