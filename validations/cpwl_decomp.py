@@ -160,7 +160,8 @@ def realizable_implies_unique(*, n_instances, seed):
                "inequality is redundant: e.g. the 5-ray fan (1,0),(1,2),(1,3),(-1,0),(0,-1) (a line through it), "
                "lambda(f) = [4,-6,11/3,5/3,-1]: one vertex, lambda(g) = [4,0,11/3,23/3,11] > max(0, lambda f) on "
                "walls 3, 4, so max(0, lambda f) is not realizable. 'realizable => unique' is a theorem and holds "
-               "(claim realizable_implies_unique)")
+               "(claim realizable_implies_unique). Claim simplicial_unique explains most disagreements: a simplicial "
+               "cone V_P^+ forces a single vertex whatever lambda(f) is")
 def realizability_2d(*, n_instances, seed):
     df = check_realizability(n_instances, seed)
     bad = df[~df.agree]
