@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from theorylab.core import Bound, Estimate, Paper, Slope, as_generator, claim, figure, fit_loglog, mean_ci
 from theorylab.core.plotting import loglog_rate, subplots
@@ -676,6 +677,8 @@ def stationary_vs_sigma(*, eta, sigmas, n_paths, t_avg, seed):
         loglog_rate(ax, df.sigma, df["mean"], fit=fit, yerr=1.96 * df.se, label=opt, color=f"C{j}")
         ax.plot(df.sigma, df.predicted, ":", color=f"C{j}", label=f"{opt} closed form")
         frames.append(df.assign(optimizer=opt))
+    ax.set_xticks(sigmas, [f"{s:g}" for s in sigmas])
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("sigma")
     ax.set_ylabel("stationary E f")
     ax.legend(fontsize=7)
