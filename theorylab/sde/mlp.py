@@ -24,12 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from theorylab.core import (SimulationDiverged, as_generator, check_array, check_choice, check_int,
-                            check_positive, check_real)
+from theorylab.core import as_generator, check_array, check_choice, check_int, check_positive, check_real
 
+from . import _kernels as K
+from .engine import raise_if_diverged
 from .optimizers import NOISES, OPTIMIZERS, Run
-
-_BLOWUP = 1e100
 
 
 @dataclass(frozen=True)
@@ -76,10 +75,6 @@ class MLPRegression:
     def D(self) -> int:
         """Number of parameters ``m p + 2 m + 1``."""
         return self.m * self.p + 2 * self.m + 1
-
-    @property
-    def d(self) -> int:
-        return self.D
 
     def init(self, *, scale=0.5, seed=0):
         """An initial parameter vector with i.i.d. N(0, scale^2) entries."""
@@ -159,12 +154,11 @@ def _opt_step(optimizer, k, w, m, v, g, eta, beta1, beta2, eps, theta):
 
 
 def _raise_if_bad(w, step, what, **ctx):
-    bad = ~np.all(np.abs(w) < _BLOWUP, axis=1)
+    """:func:`~theorylab.sde.engine.raise_if_diverged` for the paths (rows of ``w``) that are
+    non-finite or exceed the kernels' ``BLOWUP`` after ``step``."""
+    bad = ~np.all(np.abs(w) < K.BLOWUP, axis=1)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        c = ", ".join(f"{k}={v!r}" for k, v in ctx.items())
-        raise SimulationDiverged(f"{what} diverged (non-finite or |w| > {_BLOWUP:g}) on path {i} at step {step}; "
-                                 f"{int(bad.sum())} of {w.shape[0]} paths diverged; {c}")
+        raise_if_diverged(np.where(bad, step, -1), what=what, **ctx)
 
 
 def run_mlp_optimizer(optimizer, mlp, w0, *, eta, sigma, n_steps, n_paths=100, noise="gaussian", nu=None,
