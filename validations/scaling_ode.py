@@ -197,20 +197,30 @@ def crossover_to_power_law(*, N, n_seeds, seed):
 
 
 # --------------------------------------------------------------------------- 4. trainable parameters
-@claim(PAPER, "trainable_parameter_law", citation="Sec. 4.3",
-       statement="training only N_l eigen-coordinates (L = N): eps_g(inf) ~ N_l^-beta",
-       scales={"ci": dict(N=256, n_ls=(4, 8, 16, 32), n_seeds=8), "full": dict(N=1024, n_ls=(8, 16, 32, 64, 128), n_seeds=16)})
-def trainable_parameter_law(*, N, n_ls, n_seeds, seed):
-    beta, eta = 1.0, 0.5
+_TRAINABLE_BETA_ETA = (1.0, 0.5)
+
+
+def _trainable_finals(*, N, n_ls, n_seeds, seed, teacher):
+    """(n_seeds, len(n_ls)) SGD eps_g near alpha = inf with only the first N_l of N = L entries
+    trained: per seed, the mean over alpha in [12, 16] relaxation times of the slowest trained mode."""
+    beta, eta = _TRAINABLE_BETA_ETA
     lam = eigenvalues(N, beta)
     finals = []
     for n in n_ls:
         t_relax = 1.0 / (2 * eta * lam[n - 1])
         alphas = np.linspace(12 * t_relax, 16 * t_relax, 9)
         tab = simulate_sgd(N=N, L=N, K=1, M=1, beta=beta, eta=eta, activation="linear", alphas=alphas,
-                           n_seeds=n_seeds, seed=seed, n_trained=n, sigma_J=0.0)
+                           n_seeds=n_seeds, seed=seed, n_trained=n, sigma_J=0.0, teacher=teacher)
         finals.append(tab.groupby("seed_index").eps_g.mean().to_numpy())
-    samples = np.array(finals).T
+    return np.array(finals).T
+
+
+@claim(PAPER, "trainable_parameter_law", citation="Sec. 4.3",
+       statement="training only N_l eigen-coordinates (L = N): eps_g(inf) ~ N_l^-beta",
+       scales={"ci": dict(N=256, n_ls=(4, 8, 16, 32), n_seeds=8), "full": dict(N=1024, n_ls=(8, 16, 32, 64, 128), n_seeds=16)})
+def trainable_parameter_law(*, N, n_ls, n_seeds, seed):
+    beta, eta = _TRAINABLE_BETA_ETA
+    samples = _trainable_finals(N=N, n_ls=n_ls, n_seeds=n_seeds, seed=seed, teacher="gaussian")
     x = np.array(n_ls, float)
     fit = fit_loglog(x, samples=samples, seed=seed)
     exact = trainable_final_error(n_ls, N=N, beta=beta, eta=eta, finite_n=True)
@@ -363,15 +373,8 @@ def linear_power_law_fig(*, N, n_seeds, seed):
         scales={"ci": dict(N=128, n_ls=(4, 8, 16), n_seeds=4),
                 "full": dict(N=1024, n_ls=(4, 8, 16, 32, 64, 128), n_seeds=8)})
 def trainable_parameters_fig(*, N, n_ls, n_seeds, seed):
-    beta, eta = 1.0, 0.5
-    lam = eigenvalues(N, beta)
-    sgd = []
-    for n in n_ls:
-        t_relax = 1.0 / (2 * eta * lam[n - 1])
-        alphas = np.linspace(12 * t_relax, 16 * t_relax, 9)
-        tab = simulate_sgd(N=N, L=N, K=1, M=1, beta=beta, eta=eta, activation="linear", alphas=alphas,
-                           n_seeds=n_seeds, seed=seed, n_trained=n, sigma_J=0.0, teacher="sign")
-        sgd.append(tab.eps_g.mean())
+    beta, eta = _TRAINABLE_BETA_ETA
+    sgd = _trainable_finals(N=N, n_ls=n_ls, n_seeds=n_seeds, seed=seed, teacher="sign").mean(0)
     x = np.array(n_ls, float)
     exact = trainable_final_error(n_ls, N=N, beta=beta, eta=eta, finite_n=True)
     ode = trainable_final_error(n_ls, N=N, beta=beta, eta=eta)

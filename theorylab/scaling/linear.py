@@ -22,7 +22,7 @@ from scipy.special import gamma, zeta
 
 from theorylab.core import check_array, check_int, check_positive
 
-from .model import check_beta, check_eta, eigenvalues
+from .model import check_beta, check_eta, eigenvalues, sgd_stability_sum
 
 
 def _alphas(alphas):
@@ -134,13 +134,11 @@ def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
     lam = eigenvalues(N, beta)
     eta = check_eta(eta, "linear")
     D0 = np.ones(N) if D0 is None else check_array("D0", D0, shape=(N,))
-    a = eta / N
     out = []
     for n in np.atleast_1d(n_trained):
         n = check_int("n_trained", n, low=0, high=N)
-        x = a * lam[:n]
-        denom = 1.0 - (0.5 * np.sum(x / (1.0 - x)) if finite_n else 0.5 * x.sum())
-        if denom <= 0 or (finite_n and np.any(x >= 1)):
+        denom = 1.0 - (sgd_stability_sum(eta, lam, n) if finite_n else eta / (2 * N) * lam[:n].sum())
+        if denom <= 0:
             raise ValueError(f"eta={eta} is outside the stable range for n_trained={n}, N={N}")
         out.append((lam[n:] * D0[n:]).sum() / (2 * N) / denom)
     return np.array(out)

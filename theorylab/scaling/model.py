@@ -122,6 +122,16 @@ def check_eta(eta, activation):
     return eta
 
 
+def sgd_stability_sum(eta, lam, n_trained):
+    """``(a/2) sum_{k <= n_trained} lam_k / (1 - a lam_k)`` with ``a = eta / N`` (N = ``lam.size``),
+    ``inf`` if some ``a lam_k >= 1``: linear one-pass SGD is mean-square stable iff it is < 1
+    (:func:`check_eta_sgd`), and ``1 -`` it is the denominator of its stationary error
+    (:func:`theorylab.scaling.trainable_final_error` with ``finite_n=True``)."""
+    lam = np.asarray(lam, float)
+    x = eta / lam.size * lam[:n_trained]
+    return float(0.5 * np.sum(x / (1.0 - x))) if np.all(x < 1.0) else np.inf
+
+
 def check_eta_sgd(eta, lam, n_trained):
     """Mean-square stability of linear one-pass SGD at finite N; raises ValueError outside it.
 
@@ -132,10 +142,9 @@ def check_eta_sgd(eta, lam, n_trained):
     (a/2) sum_k lam_k/(1 - a lam_k) < 1; for N -> infinity this is the ODE range eta < 2.
     """
     lam = np.asarray(lam, float)
-    a = eta / lam.size
-    x = a * lam[:n_trained]
-    s = 0.5 * np.sum(x / (1.0 - x)) if np.all(x < 1.0) else np.inf
+    s = sgd_stability_sum(eta, lam, n_trained)
     if s >= 1.0:
+        x = eta / lam.size * lam[:n_trained]
         raise ValueError(f"eta={eta} is outside the stable range of linear one-pass SGD at N={lam.size} "
                          f"(largest eta lam_k/N = {x.max():.3g}, stability sum (eta/2N) sum lam_k/(1 - eta lam_k/N) = "
                          f"{s:.3g}, must be < 1): E[eps_g], which the linear ODE describes, grows without bound")
