@@ -230,18 +230,22 @@ TW_EXAMPLE_3D = dict(rays=[(-2, -2, -1), (-1, -2, -2), (0, 0, -1), (0, 1, 1), (1
 the exploration, fan of 8 rays); the check recomputes everything about it."""
 
 
-def _tw_row(dim, label, f, D=None):
-    from .tran_wang import edge_length, tran_wang_decomposition
+def _tw_row(dim, label, f):
+    from .tran_wang import canonical_decomposition_2d, edge_length, tran_wang_decomposition
 
-    D = D or DecompositionPolyhedron(f)
-    tw, ties = tran_wang_decomposition(f)
+    D = DecompositionPolyhedron(f)
+    tw, ties = tran_wang_decomposition(f, D)
     mins, table = D.minimal_decompositions()
     best = mins[0]
-    return dict(dim=dim, instance=label, walls=D.n_walls, vertices=len(table), tw_pieces=tw.total_pieces,
-                tw_split=f"{tw.pieces[0]}+{tw.pieces[1]}", min_pieces=best.total_pieces,
-                min_split=f"{best.pieces[0]}+{best.pieces[1]}", tw_length=edge_length(D, tw.y),
-                min_vertex_length=min(edge_length(D, m.y) for m in mins), ties=ties,
-                tw_minimal=tw.total_pieces == best.total_pieces)
+    row = dict(dim=dim, instance=label, walls=D.n_walls, vertices=len(table), tw_pieces=tw.total_pieces,
+               tw_split=f"{tw.pieces[0]}+{tw.pieces[1]}", min_pieces=best.total_pieces,
+               min_split=f"{best.pieces[0]}+{best.pieces[1]}", tw_length=edge_length(D, tw.y),
+               min_vertex_length=min(edge_length(D, m.y) for m in mins), ties=ties,
+               tw_minimal=tw.total_pieces == best.total_pieces)
+    if dim == 2:
+        can = canonical_decomposition_2d(f, D)
+        row.update(canonical_pieces=can.total_pieces, canonical_is_tw=can.y == tw.y)
+    return row
 
 
 def check_tran_wang(n_2d, n_3d, seed, *, sizes_2d=(4, 5, 6, 7), sizes_3d=(7, 8)) -> pd.DataFrame:
@@ -251,7 +255,7 @@ def check_tran_wang(n_2d, n_3d, seed, *, sizes_2d=(4, 5, 6, 7), sizes_3d=(7, 8))
     fans over integer polytopes (``n_3d`` functions per fan size)."""
     from .complexes import polytope_fan
     from .random import random_polytope_fan
-    from .tran_wang import canonical_decomposition_2d, refine_with_closing_ray
+    from .tran_wang import refine_with_closing_ray
 
     rows = []
     for m in sizes_2d:
@@ -260,11 +264,7 @@ def check_tran_wang(n_2d, n_3d, seed, *, sizes_2d=(4, 5, 6, 7), sizes_3d=(7, 8))
             vals = random_ray_values(fan, seed=child_seed(seed, "tw2", m, r))
             F, v2 = refine_with_closing_ray(fan, vals)
             f = CPWLFunction.from_ray_values(F, v2)
-            D = DecompositionPolyhedron(f)
-            can = canonical_decomposition_2d(f)
-            row = _tw_row(2, f"{m} rays #{r}", f, D)
-            row.update(canonical_pieces=can.total_pieces, canonical_is_tw=can.y == tran_wang_y(f, D))
-            rows.append(row)
+            rows.append(_tw_row(2, f"{m} rays #{r}", f))
     fan = polytope_fan(TW_EXAMPLE_3D["rays"], name="example 3-D fan")
     rows.append(_tw_row(3, "example", CPWLFunction.from_ray_values(fan, TW_EXAMPLE_3D["values"])))
     for m in sizes_3d:
@@ -273,12 +273,6 @@ def check_tran_wang(n_2d, n_3d, seed, *, sizes_2d=(4, 5, 6, 7), sizes_3d=(7, 8))
             vals = random_ray_values(fan, seed=child_seed(seed, "tw3", m, r), low=-2, high=2)
             rows.append(_tw_row(3, f"{m} rays #{r}", CPWLFunction.from_ray_values(fan, vals)))
     return pd.DataFrame(rows)
-
-
-def tran_wang_y(f, D):
-    from .tran_wang import tran_wang_decomposition
-
-    return tran_wang_decomposition(f)[0].y
 
 
 # ---------------------------------------------------------------------------------------

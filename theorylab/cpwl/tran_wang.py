@@ -53,16 +53,25 @@ def edge_length(D: DecompositionPolyhedron, y) -> float:
     return float(np.dot([float(v) for v in D.bends_of(y)], wall_norms(D.f.complex)))
 
 
-def tran_wang_decomposition(f: CPWLFunction):
+def _polyhedron(f, D):
+    """``D`` if given (a DecompositionPolyhedron of ``f``, whose vertex enumeration is cached), else a new one."""
+    if not isinstance(f, CPWLFunction):
+        raise TypeError(f"f must be a CPWLFunction; got {type(f).__name__}")
+    if D is None:
+        return DecompositionPolyhedron(f)
+    if not isinstance(D, DecompositionPolyhedron) or D.f is not f:
+        raise ValueError("D must be the DecompositionPolyhedron of this f (or None)")
+    return D
+
+
+def tran_wang_decomposition(f: CPWLFunction, D: DecompositionPolyhedron | None = None):
     """The vertex of D_P(f) of least total edge length (our reconstruction of the Tran & Wang
     canonical rule, see the module docstring).
 
     Returns ``(Decomposition, n_ties)``; ``n_ties`` counts other vertices whose length equals
     the minimum within relative 1e-9 (0 for a well-defined choice).
     """
-    if not isinstance(f, CPWLFunction):
-        raise TypeError(f"f must be a CPWLFunction; got {type(f).__name__}")
-    D = DecompositionPolyhedron(f)
+    D = _polyhedron(f, D)
     verts, _ = D.vrep()
     lengths = np.array([edge_length(D, v) for v in verts])
     k = int(np.argmin(lengths))
@@ -113,12 +122,12 @@ def refine_with_closing_ray(fan: PolyhedralComplex, values):
     return new, [vals[order[tuple(q)]] for q in new.rays]
 
 
-def canonical_decomposition_2d(f: CPWLFunction) -> Decomposition:
+def canonical_decomposition_2d(f: CPWLFunction, D: DecompositionPolyhedron | None = None) -> Decomposition:
     """The Tran & Wang canonical decomposition of a conewise linear f on R^2 (our reconstruction):
     lambda(g) = max(0, lambda(f)) plus the closing edge -s on the ray r*, which must be a ray of
     f's fan (use :func:`refine_with_closing_ray`).  Exact."""
+    D = _polyhedron(f, D)
     fan = f.complex
-    D = DecompositionPolyhedron(f)
     bends = list(D.u)
     r = closing_ray(f)
     if r is not None:
