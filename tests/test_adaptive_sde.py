@@ -278,6 +278,19 @@ def test_signsgd_benchmark_kernel_matches_engine():
     np.testing.assert_allclose(fused, states[:, -1], rtol=1e-12, atol=1e-15)
 
 
+def test_fused_signsgd_step_equals_generic_em_step():
+    """em_run's fused Gaussian SignSGD step (diagonal Hessian) gives the generic em_step's numbers
+    (the dense Hessian takes the generic path; same seeds, same order of normal draws)."""
+    d = 4
+    h = np.linspace(1.0, 3.0, d)
+    sig = np.full(d, 0.7)
+    seeds = spawn_seeds(8, 5)
+    p = np.array([0.01, 0, 0, 0, 0, 0.0])
+    fused, _ = K.em_run(K.SIGNSGD, np.ones(d), d, h[None, :].copy(), sig, p, K.NO_TABLE, 0.0, 0.01, 60, 20, seeds)
+    generic, _ = K.em_run(K.SIGNSGD, np.ones(d), d, np.diag(h), sig, p, K.NO_TABLE, 0.0, 0.01, 60, 20, seeds)
+    np.testing.assert_allclose(fused, generic, rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.parametrize("a", [0.25, 0.5, 1.0, 1.5, 5.0])
 def test_gamma_draws_ks(a):
     """Marsaglia–Tsang Gamma(a) draws (with the U^(1/a) boost for a < 1): KS test and mean, fixed seed."""
