@@ -7,6 +7,7 @@ Import what a validation module needs from here::
 """
 
 from .cache import Cache, atomic_write_text
+from .context import RunContext, current_run, using_run
 from .checks import (REGISTRY, SCALES, Paper, Result, benchmark, claim, discover, figure, paper_ids,
                      resolve_papers, results_frame, run_claim)
 from .evidence import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Bound, Estimate, Evidence, Fraction,
@@ -16,6 +17,6 @@ from .seeding import as_generator, child_seed, seed_sequence, spawn_seeds
 from .sweep import grid, sweep
 from .timing import best_time
 from .validate import (SimulationDiverged, check_array, check_choice, check_int, check_positive,
-                       check_probability_vector, check_real, require_finite)
+                       check_probability_vector, check_real, require_bounded, require_finite)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -122,3 +122,20 @@ def require_finite(name: str, values, **context):
             + (f" with {ctx}" if ctx else "")
         )
     return arr
+
+
+def require_bounded(name: str, values, bound: float, **context):
+    """Raise :class:`SimulationDiverged` if ``values`` holds NaN/inf or any ``|value| > bound``.
+
+    ``bound`` is derived from the problem by the caller (e.g. ``1e6 *`` the initial loss), never
+    a catch-all like 1e100; the message names it, where it was exceeded and the parameters.
+    """
+    arr = require_finite(name, values, **context)
+    over = np.abs(arr) > bound
+    if np.any(over):
+        where = np.argwhere(over)[0].tolist()
+        ctx = ", ".join(f"{k}={_fmt(v)}" for k, v in context.items())
+        raise SimulationDiverged(
+            f"{name} diverged: |value| = {float(np.abs(arr[tuple(where)])):.3g} exceeds the bound {bound:.3g} "
+            f"at index {where} (of shape {arr.shape})" + (f" with {ctx}" if ctx else ""))
+    return arr
