@@ -99,14 +99,14 @@ def test_cli_list_and_unknown_paper(capsys):
     assert cli.main(["list"]) == 0
     assert "rr_sgd" in capsys.readouterr().out
     assert cli.main(["check", "no_such_paper"]) == 2
-    assert "unknown paper id(s) 'no_such_paper'" in capsys.readouterr().err
+    assert "unknown paper id 'no_such_paper'" in capsys.readouterr().err
 
 
 def test_cli_check_records_and_report_renders(tmp_path, monkeypatch, cache, capsys):
     from theorylab.core import ledger
 
     monkeypatch.setenv("THEORYLAB_ROOT", str(tmp_path))
-    assert cli.main(["check", "rr_sgd", "--scale", "ci", "--no-progress"]) == 0
+    assert cli.main(["check", "rr_sgd", "--scale", "ci", "--no-progress", "--publish"]) == 0
     out = capsys.readouterr().out
     assert "rr_leading_level" in out and "reproduced" in out
     doc = ledger.best_record("rr_sgd")

@@ -6,3 +6,10 @@ top-level ``validations`` package, one module per paper id.
 """
 
 __version__ = "0.1.0"
+
+
+def results(paper=None, scale=None, *, root=None):
+    """The recorded check results as a typed pandas DataFrame (see :mod:`theorylab.core.results`)."""
+    from .core.results import results as _results
+
+    return _results(paper, scale, root=root)

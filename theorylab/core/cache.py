@@ -7,6 +7,12 @@ stale result.  Every entry is written to a temporary file in the same folder and
 renamed (:func:`os.replace`), so an interrupted run leaves either the whole entry or
 nothing, and a rerun resumes from what finished.
 
+Integrity: an entry starts with a header line holding its own key and the SHA-256 of the
+pickled payload.  An entry whose stored key is not the key asked for (a file copied or moved
+between keys), whose checksum does not match (a hand-edited or truncated file), or that cannot
+be read is reported (a :class:`CacheWarning` naming the file and what is wrong), removed and
+recomputed; it is never served.
+
 Location: ``$THEORYLAB_CACHE`` or ``~/.cache/theorylab``.
 """
 
@@ -17,6 +23,7 @@ import json
 import os
 import pickle
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +50,15 @@ def _canonical(obj):
     return obj
 
 
+MAGIC = b"theorylab-cache-v2\n"
+
+
+class CacheWarning(UserWarning):
+    """A cache entry was not served (foreign key, bad checksum, unreadable): it is recomputed."""
+
+
 class Cache:
-    """A folder of pickled results keyed by content hash."""
+    """A folder of pickled results keyed by content hash, each entry checked against its key."""
 
     def __init__(self, root=None):
         self.root = Path(root) if root is not None else default_cache_dir()
@@ -57,19 +71,51 @@ class Cache:
         return self.root / key[:2] / f"{key}.pkl"
 
     def get(self, key: str):
+        """The value stored under ``key``, or None (missing, or not trustworthy: reported and removed)."""
         p = self.path(key)
-        if not p.exists():
-            return None
         try:
-            with open(p, "rb") as fh:
-                return pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
-            return None  # a corrupt or outdated entry is recomputed
+            blob = p.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self.report(key, f"cannot be read ({exc})")
+            return None
+        why = None
+        if not blob.startswith(MAGIC):
+            why = "has no theorylab cache header (old format or not a cache entry)"
+        else:
+            head, _, payload = blob[len(MAGIC):].partition(b"\n")
+            try:
+                meta = json.loads(head)
+            except ValueError:
+                meta = None
+            if not isinstance(meta, dict):
+                why = "has a corrupt header"
+            elif meta.get("key") != key:
+                why = f"is stored under key {str(meta.get('key'))[:16]}..., not its own"
+            elif meta.get("sha256") != hashlib.sha256(payload).hexdigest():
+                why = "fails its checksum (edited or truncated)"
+            else:
+                try:
+                    return pickle.loads(payload)
+                except Exception as exc:  # noqa: BLE001 - any unpickling failure means recompute
+                    why = f"cannot be unpickled ({type(exc).__name__}: {exc})"
+        self.report(key, why)
+        return None
+
+    def report(self, key: str, why: str) -> None:
+        """Warn that the entry for ``key`` is not served, and remove it."""
+        p = self.path(key)
+        warnings.warn(f"cache entry {p} {why}; recomputing", CacheWarning, stacklevel=3)
+        try:
+            p.unlink()
+        except OSError:
+            pass
 
     def put(self, key: str, value) -> None:
-        p = self.path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(p, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        head = json.dumps({"key": key, "sha256": hashlib.sha256(payload).hexdigest()}).encode()
+        atomic_write_bytes(self.path(key), MAGIC + head + b"\n" + payload)
 
 
 def atomic_write_bytes(path, data: bytes) -> None:

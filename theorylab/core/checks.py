@@ -52,6 +52,18 @@ class Paper:
         arx = f", arXiv:{self.arxiv}" if self.arxiv else ""
         return f"{self.authors}, \"{self.title}\", {self.venue}{arx}"
 
+    def bibtex(self) -> str:
+        """A BibTeX entry for the paper (authors as declared; ``and``-joined)."""
+        names = [a.strip() for a in self.authors.replace(" and ", ", ").split(",") if a.strip()]
+        year = "".join(ch for ch in self.venue if ch.isdigit())[-4:] or "2025"
+        lines = [f"@inproceedings{{{self.id},", f"  title     = {{{self.title}}},",
+                 f"  author    = {{{' and '.join(names) or self.authors}}},",
+                 f"  booktitle = {{{self.venue}}},", f"  year      = {{{year}}},"]
+        if self.arxiv:
+            lines.append(f"  eprint    = {{{self.arxiv}}},\n  archivePrefix = {{arXiv}},")
+        lines.append(f"  note      = {{claims checked by theorylab, paper id {self.id}}}")
+        return "\n".join(lines) + "\n}"
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -111,17 +123,38 @@ class Result:
     params: dict
     note: str = ""
     data: pd.DataFrame | None = field(default=None, repr=False)
+    numbers: dict = field(default_factory=dict)
+    root_seed: int | None = None
+    fingerprint: str = ""
+    standard: bool = True
+
+    @property
+    def status(self) -> str:
+        """What the verdict means against the declaration (see :data:`STATUSES`)."""
+        return status_of(self.verdict, self.expect_reproduced)
 
     @property
     def ok(self) -> bool:
-        """False only when a claim expected to reproduce did not (or the run errored)."""
-        if self.verdict == ERROR:
-            return False
-        return self.verdict == REPRODUCED or not self.expect_reproduced
+        """True for a reproduced expected claim and for a declared finding that still holds."""
+        return self.status in OK_STATUSES
 
     def row(self) -> dict:
         return {k: getattr(self, k) for k in ("paper", "claim", "citation", "statement", "measured", "predicted",
                                               "tolerance", "verdict", "scale", "seed", "runtime_s", "note")}
+
+
+STATUSES = ("reproduced", "declared finding", "unexpected failure", "declaration contradicted")
+OK_STATUSES = ("reproduced", "declared finding")
+
+
+def status_of(verdict: str, expect_reproduced: bool) -> str:
+    """``reproduced`` / ``unexpected failure`` for an expected claim, ``declared finding`` /
+    ``declaration contradicted`` for one declared not to reproduce (an error is always a failure)."""
+    if verdict == ERROR:
+        return "unexpected failure"
+    if expect_reproduced:
+        return "reproduced" if verdict == REPRODUCED else "unexpected failure"
+    return "declared finding" if verdict == NOT_REPRODUCED else "declaration contradicted"
 
 
 class Registry:
@@ -254,31 +287,74 @@ def evaluate(c: Claim, evidence: Evidence, *, scale, seed, params, runtime) -> R
         note = (note + " " if note else "") + f"[expected not to reproduce: {c.why_not}]"
     return Result(c.paper.id, c.id, c.statement, c.citation, scale, seed, verdict, evidence.measured,
                   evidence.predicted_text, evidence.tolerance, evidence.measured_value(), c.expect_reproduced,
-                  runtime, params, note, evidence.data)
+                  runtime, params, note, evidence.data, numbers=evidence.numbers())
 
 
-def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=False) -> Result:
-    """Run one claim at ``scale``; with a :class:`~theorylab.core.cache.Cache`, reuse a stored result."""
-    params = c.params(scale)
+def _cached_result(cache, key, c: Claim, scale: str):
+    """A cached result for ``c`` at ``scale``, or None; a foreign or malformed entry is reported."""
+    hit = cache.get(key)
+    if hit is None:
+        return None
+    if not isinstance(hit, Result) or (hit.paper, hit.claim, hit.scale) != (c.paper.id, c.id, scale):
+        got = f"{hit.paper}:{hit.claim} at {hit.scale}" if isinstance(hit, Result) else type(hit).__name__
+        cache.report(key, f"holds {got}, not {c.key} at {scale}")
+        return None
+    return hit
+
+
+def apply_overrides(c: Claim, params: dict, overrides: dict | None) -> tuple[dict, bool]:
+    """``params`` with ``--set name=value`` overrides applied; ``(params, standard)``."""
+    if not overrides:
+        return params, True
+    unknown = sorted(set(overrides) - set(params))
+    if unknown:
+        raise ValueError(f"--set {', '.join(unknown)}: not a parameter of {c.key}; "
+                         f"its parameters are {', '.join(sorted(params)) or '(none)'}")
+    return {**params, **overrides}, False
+
+
+def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=False, overrides=None) -> Result:
+    """Run one claim at ``scale``; with a :class:`~theorylab.core.cache.Cache`, reuse a stored result.
+
+    The claim runs inside :func:`~theorylab.core.context.using_run` (its key and the cache), so
+    its sweeps store each point.  ``overrides`` replace scale parameters; the result is then
+    marked non-standard (``standard=False``) and is never written to the committed ledger.
+    A signal during the run raises :class:`~theorylab.core.interrupt.Interrupted` (never an
+    ``error`` row); any other exception becomes an ``error`` result with the exception attached.
+    """
+    from . import interrupt
+    from .context import using_run
+    from .fingerprint import code_fingerprint
+
+    params, standard = apply_overrides(c, c.params(scale), overrides)
     claim_seed = child_seed(seed, c.paper.id, c.stream or c.id)
+    fingerprint = code_fingerprint(c.func.__module__)
     key = None
     if cache is not None:
         key = cache.key("claim", c.paper.id, c.id, scale, seed, params, module=c.func.__module__)
         if not force:
-            hit = cache.get(key)
+            hit = _cached_result(cache, key, c, scale)
             if hit is not None:
                 return hit
+    interrupt.check()
     t0 = time.perf_counter()
     try:
-        evidence = c.func(seed=claim_seed, **params)
+        with using_run(claim_key=c.key, cache=cache):
+            evidence = c.func(seed=claim_seed, **params)
         result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params,
                           runtime=time.perf_counter() - t0)
-    except Exception as exc:  # a crashed check is reported, never silently skipped
+    except BaseException as exc:  # a crashed check is reported, never silently skipped
+        if interrupt.requested() is not None:
+            raise interrupt.Interrupted(interrupt.requested()) from None
+        if not isinstance(exc, Exception):
+            raise
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
         result = Result(c.paper.id, c.id, c.statement, c.citation, scale, claim_seed, ERROR, tb, "", "",
-                        float("nan"), c.expect_reproduced, time.perf_counter() - t0, params, tb)
+                        float("nan"), c.expect_reproduced, time.perf_counter() - t0, params, tb,
+                        root_seed=seed, fingerprint=fingerprint, standard=standard)
         result.exception = exc
         return result
+    result.root_seed, result.fingerprint, result.standard = seed, fingerprint, standard
     if cache is not None:
         cache.put(key, result)
     return result

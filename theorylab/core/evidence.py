@@ -15,6 +15,21 @@ Identity   an exact (rational / symbolic) identity holds, or a float identity to
 Each rule can answer *not reproduced*; *inconclusive* is returned when the measurement is
 too noisy to decide (CI wider than ``max_ci_width``, Monte Carlo noise floor, or a CI that
 straddles a bound), never to hide a failure.
+
+The family-wise rule
+--------------------
+Claims report honest intervals at their stated level (95% by default) and those are what the
+ledger shows.  A verdict of *not reproduced*, however, needs evidence at the family-wise level:
+the interval used to reject a claim is the reported one widened to the per-claim level
+``1 - FAMILY_ALPHA / DESIGN_CLAIMS`` (Bonferroni over a design size of 500 claims, the scale of
+38 papers; z = 3.89), by scaling each side's distance from the point estimate by
+``z_fw / z_level`` (exact for a normal interval, first order for a bootstrap one; a Fraction
+uses the Clopper-Pearson interval at that level directly).  So over a full run of up to 500
+true claims with calibrated intervals the chance of any false *not reproduced* is at most 5%.
+Model tolerances (``rtol``/``atol``/``tol``) are added to that interval, never scaled.  For the
+one-sided kinds (Bound, Fraction) *reproduced* still needs the reported interval on the claimed
+side; between the two the verdict is *inconclusive*.  Identities are exact and unaffected.
+Calibration (``theorylab calibrate``) checks that the reported intervals deserve this trust.
 """
 
 from __future__ import annotations
@@ -24,7 +39,33 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from scipy.stats import norm
+
 from .rates import RateFit, proportion_ci
+
+FAMILY_ALPHA = 0.05
+DESIGN_CLAIMS = 500
+FAMILY_LEVEL = 1 - FAMILY_ALPHA / DESIGN_CLAIMS
+
+
+def z_of(level: float) -> float:
+    """The two-sided normal quantile of a confidence level (1.96 for 0.95)."""
+    return float(norm.ppf(0.5 + level / 2))
+
+
+Z_FAMILY = z_of(FAMILY_LEVEL)
+
+
+def family_interval(value: float, ci, level: float = 0.95) -> tuple[float, float]:
+    """The reported ``ci`` around ``value`` widened from ``level`` to :data:`FAMILY_LEVEL`."""
+    lo, hi = map(float, ci)
+    k = Z_FAMILY / z_of(level)
+    return value - k * (value - lo), value + k * (hi - value)
+
+
+def _finite_interval(ci) -> bool:
+    return ci is not None and len(ci) == 2 and bool(np.all(np.isfinite(np.asarray(ci, dtype=float)))) and ci[0] <= ci[1]
+
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -41,6 +82,10 @@ def _g(x) -> str:
             return f"{x:.4g}"
         return f"{x:.3e}"
     return str(x)
+
+
+def _pct(level: float) -> str:
+    return f"{100 * level:.4g}%"
 
 
 @dataclass
@@ -69,15 +114,33 @@ class Evidence:
         """The point estimate as a float (NaN where there is none)."""
         return float("nan")
 
+    def interval(self):
+        """``(value, lo, hi, level)`` of the reported interval, or None where there is none."""
+        return None
+
+    def numbers(self) -> dict:
+        """The machine-readable form: value, reported and family-wise interval, prediction, tolerances."""
+        nan = float("nan")
+        out = {"kind": type(self).__name__.lower(), "value": self.measured_value(), "ci_low": nan, "ci_high": nan,
+               "level": nan, "fw_low": nan, "fw_high": nan, "predicted_value": nan, "tol_abs": 0.0, "tol_rel": 0.0}
+        iv = self.interval()
+        if iv is not None:
+            value, lo, hi, level = iv
+            out.update(ci_low=float(lo), ci_high=float(hi), level=float(level))
+            if _finite_interval((lo, hi)) and np.isfinite(value):
+                out["fw_low"], out["fw_high"] = family_interval(value, (lo, hi), level)
+        return out
+
 
 @dataclass
 class Estimate(Evidence):
     """A point estimate ``value`` with confidence interval ``ci`` against ``predicted``.
 
-    Reproduced iff ``predicted`` lies in ``[ci_lo - tol, ci_hi + tol]`` where
-    ``tol = atol + rtol * |predicted|`` is the stated model tolerance (pre-asymptotic effects,
-    discretisation), not a Monte Carlo allowance: the CI carries that.  Inconclusive if the
-    CI is wider than ``max_ci_width`` (default: 50% of |predicted| or ``atol`` if larger).
+    Reproduced iff ``predicted`` lies in ``[fw_lo - tol, fw_hi + tol]``, the family-wise
+    widening of ``ci`` (module docstring) plus ``tol = atol + rtol * |predicted|``, the stated
+    model tolerance (pre-asymptotic effects, discretisation), not a Monte Carlo allowance: the CI
+    carries that.  Inconclusive if the value or CI is not finite, or the reported CI is wider than
+    ``max_ci_width`` (default: 50% of |predicted| or ``atol`` if larger).
     """
 
     value: float
@@ -88,16 +151,32 @@ class Estimate(Evidence):
     max_ci_width: float | None = None
     level: float = 0.95
 
+    def __post_init__(self):
+        if self.max_ci_width is not None and not (np.isfinite(self.max_ci_width) and self.max_ci_width > 0):
+            raise ValueError(f"max_ci_width must be None or a finite float > 0; got {self.max_ci_width!r}")
+        for name in ("rtol", "atol"):
+            v = getattr(self, name)
+            if not (np.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be a finite float >= 0; got {v!r}")
+        if not 0 < self.level < 1:
+            raise ValueError(f"level must be in (0, 1); got {self.level!r}")
+
     def _tol(self):
         return self.atol + self.rtol * abs(self.predicted)
 
+    def interval(self):
+        return float(self.value), float(self.ci[0]), float(self.ci[1]), float(self.level)
+
     def verdict(self) -> str:
         lo, hi = self.ci
+        if not (np.isfinite(self.value) and np.isfinite(self.predicted) and _finite_interval(self.ci)):
+            return INCONCLUSIVE
         width_cap = self.max_ci_width if self.max_ci_width is not None else max(0.5 * abs(self.predicted), self.atol)
-        if not np.isfinite(self.value) or hi - lo > width_cap > 0:
+        if width_cap > 0 and hi - lo > width_cap:
             return INCONCLUSIVE
         tol = self._tol()
-        return REPRODUCED if lo - tol <= self.predicted <= hi + tol else NOT_REPRODUCED
+        flo, fhi = family_interval(self.value, self.ci, self.level)
+        return REPRODUCED if flo - tol <= self.predicted <= fhi + tol else NOT_REPRODUCED
 
     @property
     def measured(self):
@@ -107,9 +186,14 @@ class Estimate(Evidence):
     def predicted_text(self):
         return _g(self.predicted)
 
+    def numbers(self):
+        out = super().numbers()
+        out.update(predicted_value=float(self.predicted), tol_abs=float(self.atol), tol_rel=float(self.rtol))
+        return out
+
     @property
     def tolerance(self):
-        parts = [f"{int(round(self.level * 100))}% CI"]
+        parts = [f"{_pct(self.level)} CI, FW {_pct(FAMILY_LEVEL)}"]
         if self.rtol:
             parts.append(f"± {100 * self.rtol:.3g}% rel")
         if self.atol:
@@ -139,10 +223,20 @@ class Slope(Evidence):
         if self.side not in ("equal", "at_least", "at_most"):
             raise ValueError(f"side must be 'equal', 'at_least' or 'at_most'; got {self.side!r}")
 
+    def interval(self):
+        return float(self.fit.slope), float(self.fit.ci[0]), float(self.fit.ci[1]), float(self.fit.level)
+
+    def numbers(self):
+        out = super().numbers()
+        out.update(predicted_value=float(self.predicted), tol_abs=float(self.tol))
+        return out
+
     def verdict(self) -> str:
         lo, hi = self.fit.ci
-        if self.fit.noise_floor or not np.isfinite(self.fit.slope) or hi - lo > self.max_ci_width:
+        if (self.fit.noise_floor or not np.isfinite(self.fit.slope) or not _finite_interval(self.fit.ci)
+                or hi - lo > self.max_ci_width):
             return INCONCLUSIVE
+        lo, hi = family_interval(self.fit.slope, self.fit.ci, self.fit.level)
         p, t = self.predicted, self.tol
         if self.side == "equal":
             ok = lo - t <= p <= hi + t
@@ -165,7 +259,7 @@ class Slope(Evidence):
     def tolerance(self):
         lo, hi = self.fit.window
         tol = f" ± {_g(self.tol)}" if self.tol else ""
-        return f"{int(round(self.fit.level * 100))}% CI{tol}, x in [{_g(lo)}, {_g(hi)}]"
+        return f"{_pct(self.fit.level)} CI, FW {_pct(FAMILY_LEVEL)}{tol}, x in [{_g(lo)}, {_g(hi)}]"
 
     def measured_value(self):
         return float(self.fit.slope)
@@ -175,24 +269,44 @@ class Slope(Evidence):
 class Bound(Evidence):
     """``value`` (with CI) against a claimed bound: ``side="<="`` means value <= bound.
 
-    Reproduced if the whole CI is on the claimed side, not reproduced if the whole CI is on
-    the wrong side, inconclusive if the CI straddles the bound.
+    Reproduced if the whole reported CI (at ``level``) is on the claimed side, not reproduced
+    if the whole family-wise interval is on the wrong side, inconclusive in between.  Without
+    a CI the value is exact (a deterministic computation).
     """
 
     value: float
     bound: float
     side: str = "<="
     ci: tuple[float, float] | None = None
+    level: float = 0.95
+
+    def __post_init__(self):
+        if self.side not in ("<=", ">="):
+            raise ValueError(f"side must be '<=' or '>='; got {self.side!r}")
+
+    def interval(self):
+        if self.ci is None:
+            return None
+        return float(self.value), float(self.ci[0]), float(self.ci[1]), float(self.level)
+
+    def numbers(self):
+        out = super().numbers()
+        out.update(predicted_value=float(self.bound))
+        return out
 
     def verdict(self) -> str:
-        lo, hi = self.ci if self.ci is not None else (self.value, self.value)
-        if not np.isfinite(self.value):
+        if not np.isfinite(self.value) or not np.isfinite(self.bound):
             return INCONCLUSIVE
+        if self.ci is None:
+            lo = hi = flo = fhi = float(self.value)
+        elif not _finite_interval(self.ci):
+            return INCONCLUSIVE
+        else:
+            lo, hi = self.ci
+            flo, fhi = family_interval(self.value, self.ci, self.level)
         if self.side == "<=":
-            return REPRODUCED if hi <= self.bound else (NOT_REPRODUCED if lo > self.bound else INCONCLUSIVE)
-        if self.side == ">=":
-            return REPRODUCED if lo >= self.bound else (NOT_REPRODUCED if hi < self.bound else INCONCLUSIVE)
-        raise ValueError(f"side must be '<=' or '>='; got {self.side!r}")
+            return REPRODUCED if hi <= self.bound else (NOT_REPRODUCED if flo > self.bound else INCONCLUSIVE)
+        return REPRODUCED if lo >= self.bound else (NOT_REPRODUCED if fhi < self.bound else INCONCLUSIVE)
 
     @property
     def measured(self):
@@ -206,7 +320,8 @@ class Bound(Evidence):
 
     @property
     def tolerance(self):
-        return "CI on the claimed side" if self.ci is not None else "exact"
+        return (f"{_pct(self.level)} CI on the claimed side (rejected at FW {_pct(FAMILY_LEVEL)})"
+                if self.ci is not None else "exact")
 
     def measured_value(self):
         return float(self.value)
@@ -216,8 +331,9 @@ class Bound(Evidence):
 class Fraction(Evidence):
     """"A beats B in at least ``threshold`` of runs": ``successes`` out of ``trials``.
 
-    Reproduced if the Clopper–Pearson lower confidence limit is >= ``threshold``; not
-    reproduced if the upper limit is below it; inconclusive in between (too few runs).
+    Reproduced if the Clopper–Pearson lower confidence limit at ``level`` is >= ``threshold``;
+    not reproduced if the upper limit at the family-wise level is below it; inconclusive in
+    between (too few runs).
     """
 
     successes: int
@@ -225,11 +341,22 @@ class Fraction(Evidence):
     threshold: float
     level: float = 0.95
 
+    def interval(self):
+        p, lo, hi = proportion_ci(self.successes, self.trials, self.level)
+        return p, lo, hi, float(self.level)
+
+    def numbers(self):
+        out = super().numbers()
+        _, out["fw_low"], out["fw_high"] = proportion_ci(self.successes, self.trials, FAMILY_LEVEL)
+        out.update(predicted_value=float(self.threshold))
+        return out
+
     def verdict(self) -> str:
-        _, lo, hi = proportion_ci(self.successes, self.trials, self.level)
+        _, lo, _ = proportion_ci(self.successes, self.trials, self.level)
         if lo >= self.threshold:
             return REPRODUCED
-        return NOT_REPRODUCED if hi < self.threshold else INCONCLUSIVE
+        _, _, fhi = proportion_ci(self.successes, self.trials, FAMILY_LEVEL)
+        return NOT_REPRODUCED if fhi < self.threshold else INCONCLUSIVE
 
     @property
     def measured(self):
@@ -242,7 +369,7 @@ class Fraction(Evidence):
 
     @property
     def tolerance(self):
-        return f"{int(round(self.level * 100))}% Clopper-Pearson"
+        return f"{_pct(self.level)} Clopper-Pearson (rejected at FW {_pct(FAMILY_LEVEL)})"
 
     def measured_value(self):
         return self.successes / self.trials
@@ -280,3 +407,8 @@ class Identity(Evidence):
 
     def measured_value(self):
         return float(self.discrepancy)
+
+    def numbers(self):
+        out = super().numbers()
+        out.update(predicted_value=0.0, tol_abs=float(self.atol))
+        return out

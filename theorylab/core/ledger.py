@@ -42,22 +42,42 @@ def _versions() -> dict:
             "scipy": scipy.__version__, "numba": numba.__version__, "platform": platform.platform()}
 
 
+class RecordError(ValueError):
+    """A recorded results file that cannot be used (corrupt JSON, wrong shape); names the file."""
+
+
+def _json_number(x):
+    return None if x is None or (isinstance(x, float) and x != x) else x
+
+
 def record(paper_id: str, scale: str, results: list[Result], root=None) -> Path:
-    """Write ``results/<paper>.<scale>.json`` and each claim's data table as CSV next to it."""
+    """Write ``<root>/<paper>.<scale>.json`` and each claim's data table as CSV next to it.
+
+    ``root`` defaults to the committed ``results/``; the CLI passes the user's output folder
+    unless ``--publish`` is given.  A non-standard result (``--set`` overrides) is refused for
+    the committed folder.
+    """
     folder = Path(root) if root is not None else results_dir()
+    if any(not getattr(r, "standard", True) for r in results) and folder.resolve() == results_dir().resolve():
+        raise ValueError("results with --set overrides are non-standard and never go to the committed results/")
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for r in results:
         row = r.row()
         row["params"] = {k: repr(v) for k, v in r.params.items()}
         row["expect_reproduced"] = r.expect_reproduced
-        row["measured_value"] = r.measured_value if r.measured_value == r.measured_value else None
+        row["status"] = r.status
+        row["standard"] = bool(getattr(r, "standard", True))
+        row["measured_value"] = _json_number(r.measured_value)
+        row["numbers"] = {k: _json_number(v) for k, v in (getattr(r, "numbers", None) or {}).items()}
         rows.append(row)
         if r.data is not None:
             table = folder / paper_id / f"{r.claim}.{scale}.csv"
             table.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(table, r.data.to_csv(index=False))
+    seeds = {getattr(r, "root_seed", None) for r in results} - {None}
     doc = {"paper": paper_id, "scale": scale, "fingerprint": paper_fingerprint(paper_id),
+           "root_seed": seeds.pop() if len(seeds) == 1 else None,
            "recorded": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
            "versions": _versions(), "results": rows}
     path = folder / f"{paper_id}.{scale}.json"
@@ -66,41 +86,91 @@ def record(paper_id: str, scale: str, results: list[Result], root=None) -> Path:
 
 
 def load_record(paper_id: str, scale: str, root=None) -> dict | None:
+    """The recorded results of ``paper_id`` at ``scale`` under ``root``, or None if there are none.
+
+    Raises :class:`RecordError` naming the file if it is not a readable record.
+    """
     path = (Path(root) if root is not None else results_dir()) / f"{paper_id}.{scale}.json"
     if not path.exists():
         return None
-    return json.loads(path.read_text())
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise RecordError(f"{path}: not a readable results record ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list) or any(
+            not isinstance(r, dict) or "claim" not in r or "verdict" not in r for r in doc["results"]):
+        raise RecordError(f"{path}: not a results record (needs a 'results' list of claims with verdicts)")
+    doc["path"] = str(path)
+    return doc
 
 
-def best_record(paper_id: str, root=None) -> dict | None:
-    """The highest-scale record of ``paper_id`` that covers all its claims and matches the code."""
+def best_record(paper_id: str, root=None, *, roots=None) -> dict | None:
+    """The highest-scale record of ``paper_id`` that covers all its claims and matches the code.
+
+    ``roots``: folders searched in order (the first current record of the highest scale wins).
+    """
     reg = discover()
     want = {c.id for c in reg.claims_of(paper_id)}
     fp = paper_fingerprint(paper_id)
+    roots = list(roots) if roots is not None else [root]
     for scale in sorted(SCALE_RANK, key=SCALE_RANK.get, reverse=True):
-        doc = load_record(paper_id, scale, root)
-        if doc and doc.get("fingerprint") == fp and want <= {r["claim"] for r in doc["results"]}:
-            return doc
+        for folder in roots:
+            doc = load_record(paper_id, scale, folder)
+            if doc and doc.get("fingerprint") == fp and want <= {r["claim"] for r in doc["results"]}:
+                return doc
     return None
+
+
+def counts(records: dict[str, dict]) -> dict[str, int]:
+    """Claims per status over the records' current claims (see checks.STATUSES)."""
+    from .checks import STATUSES, status_of
+
+    reg = discover()
+    out = dict.fromkeys(STATUSES, 0)
+    for pid, doc in records.items():
+        current = {c.id: c for c in reg.claims_of(pid)}
+        for r in doc["results"]:
+            if r["claim"] in current:
+                out[status_of(r["verdict"], current[r["claim"]].expect_reproduced)] += 1
+    return out
+
+
+def _verdict_cell(verdict: str, expect_reproduced: bool) -> str:
+    from .checks import status_of
+
+    status = status_of(verdict, expect_reproduced)
+    return f"**{verdict}**" + ("" if status == "reproduced" else f" ({status})")
 
 
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(records: dict[str, dict]) -> str:
+def render(records: dict[str, dict], *, timings: dict | None = None, machine: str = "") -> str:
     reg = discover()
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    from .evidence import DESIGN_CLAIMS, FAMILY_ALPHA, FAMILY_LEVEL, Z_FAMILY
+
     out = ["# paper_checks — the theorylab ledger", "",
            f"Generated by `theorylab report` on {now}; do not edit by hand.",
-           "Each row is one claim of a paper, run as a check; *measured* carries the confidence",
+           "Each row is one claim of a paper, run as a check; *measured* carries the 95% confidence",
            "interval, *tolerance* the rule, *verdict* is decided by theorylab.core.evidence.",
-           "A claim marked *expected not to reproduce* is a finding, explained in its note.", ""]
-    counts = {}
-    for pid in sorted(records):
-        for r in records[pid]["results"]:
-            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    out.append("Summary: " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())))
+           "A claim marked *expected not to reproduce* is a finding, explained in its note.", "",
+           f"**Family-wise rule.** A claim is called *not reproduced* only on evidence at the family-wise "
+           f"level: its reported interval is widened to the per-claim level 1 - {FAMILY_ALPHA:g}/{DESIGN_CLAIMS} "
+           f"= {100 * FAMILY_LEVEL:.4g}% (Bonferroni over a design size of {DESIGN_CLAIMS} claims, z = {Z_FAMILY:.2f}), "
+           f"so over a full run of every claim the chance of any false *not reproduced* is at most "
+           f"{100 * FAMILY_ALPHA:g}% when the intervals are calibrated (results/calibration/). Model tolerances are "
+           "added, never scaled.", ""]
+    n = counts(records)
+    out.append(f"Summary: {sum(n.values())} claims — reproduced: {n['reproduced']}, declared findings "
+               f"(expected not to reproduce, and did not): {n['declared finding']}, unexpected failures: "
+               f"{n['unexpected failure']}, declarations contradicted: {n['declaration contradicted']}.")
+    if timings:
+        total = sum(timings.values())
+        out.append("")
+        out.append(f"Wall time of the last `theorylab reproduce` ({machine or 'this machine'}): {total / 60:.1f} min in "
+                   "all; " + ", ".join(f"{pid} {t:.0f} s" for pid, t in sorted(timings.items())) + ".")
     out.append("")
     for pid in sorted(records):
         doc = records[pid]
@@ -111,17 +181,19 @@ def render(records: dict[str, dict]) -> str:
                 "| claim | citation | statement | measured | predicted | tolerance | verdict | scale | note |",
                 "|---|---|---|---|---|---|---|---|---|"]
         order = {c.id: i for i, c in enumerate(reg.claims_of(pid))}
+        current = {c.id: c for c in reg.claims_of(pid)}
         for r in sorted(doc["results"], key=lambda r: order.get(r["claim"], 1e9)):
             if r["claim"] not in order:
                 continue
             out.append("| " + " | ".join(_cell(x) for x in (
                 f"`{r['claim']}`", r["citation"], r["statement"], r["measured"], r["predicted"], r["tolerance"],
-                f"**{r['verdict']}**", r["scale"], r.get("note", ""))) + " |")
+                _verdict_cell(r["verdict"], current[r["claim"]].expect_reproduced), r["scale"],
+                r.get("note", ""))) + " |")
         out.append("")
     return "\n".join(out)
 
 
-def write_ledger(records: dict[str, dict], path=None) -> Path:
+def write_ledger(records: dict[str, dict], path=None, *, timings=None, machine="") -> Path:
     path = Path(path) if path is not None else ledger_path()
-    atomic_write_text(path, render(records))
+    atomic_write_text(path, render(records, timings=timings, machine=machine))
     return path
