@@ -54,18 +54,140 @@ def as_generator(seed=None) -> np.random.Generator:
     return np.random.default_rng(seed_sequence(seed))
 
 
+#: The largest ``n`` :func:`spawn_seeds` accepts: 10**8 seeds are 800 MB of uint64 and about a
+#: second of work; a simulation needing more paths should be split into chunks.
+MAX_SPAWN = 10**8
+
+# Constants of numpy's SeedSequence (numpy/random/bit_generator.pyx, after M. E. O'Neill's
+# seed_seq_fe): the entropy pool is mixed with a multiply-xorshift hash whose multiplier
+# evolves independently of the data, which is what lets the children be hashed in bulk.
+_MASK32 = 0xFFFFFFFF
+_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
+_XSHIFT = 16
+_CHUNK = 1 << 18
+
+
+def _words(value) -> list[int]:
+    """``value`` (an int or a sequence of ints) as little-endian 32-bit words, as SeedSequence does."""
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        out = [v & _MASK32]
+        v >>= 32
+        while v:
+            out.append(v & _MASK32)
+            v >>= 32
+        return out
+    if isinstance(value, np.ndarray) and value.dtype.kind == "u" and value.dtype.itemsize <= 4:
+        return [int(x) for x in value.ravel()]
+    return [w for x in value for w in _words(x)]
+
+
+class _Hasher:
+    """The data-independent multiplier sequence of SeedSequence's ``hashmix``."""
+
+    def __init__(self):
+        self.const = _INIT_A
+
+    def next(self) -> int:
+        """Advance and return the multiplier ``hashmix`` uses for its next value."""
+        self.const = (self.const * _MULT_A) & _MASK32
+        return self.const
+
+    def hashmix(self, value: int) -> int:
+        value = (value ^ self.const) & _MASK32
+        value = (value * self.next()) & _MASK32
+        return value ^ (value >> _XSHIFT)
+
+
+def _mix(x, y):
+    """SeedSequence's ``mix`` on Python ints or uint32 arrays."""
+    r = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _MASK32
+    return r ^ (r >> _XSHIFT)
+
+
+def _mixed_prefix(entropy: list[int], pool_size: int):
+    """The mixed pool after SeedSequence's ``mix_entropy`` of ``entropy`` (len >= pool_size),
+    and the hasher positioned for the next word."""
+    h = _Hasher()
+    pool = [h.hashmix(entropy[i]) for i in range(pool_size)]
+    for i_src in range(pool_size):
+        for i_dst in range(pool_size):
+            if i_src != i_dst:
+                pool[i_dst] = _mix(pool[i_dst], h.hashmix(pool[i_src]))
+    for w in entropy[pool_size:]:
+        for i_dst in range(pool_size):
+            pool[i_dst] = _mix(pool[i_dst], h.hashmix(w))
+    return pool, h
+
+
+def _first_words(pool0: int, lo_const: int, mult: int, index: np.ndarray) -> np.ndarray:
+    """``generate_state(1, uint32)[0]`` of the children whose last entropy word is ``index``.
+
+    Only pool word 0 feeds the first output word, so each child costs one ``hashmix`` of its
+    index word (``lo_const``: the hash constant before it, ``mult``: the multiplier after), one
+    ``mix`` into the shared prefix's pool word 0, and the output hash of ``generate_state``.
+    ``index``: uint32, overwritten (uint32 arithmetic wraps modulo 2**32 like the C code).
+    """
+    u = np.uint32
+    v = index
+    v ^= u(lo_const)
+    v *= u(mult)
+    v ^= v >> u(_XSHIFT)
+    # mix(pool0, v) = (L * pool0 - R * v) ^ (... >> 16)
+    v *= u(_MIX_MULT_R)
+    np.subtract(u((_MIX_MULT_L * pool0) & _MASK32), v, out=v)
+    v ^= v >> u(_XSHIFT)
+    # generate_state: (p0 ^ INIT_B) * (INIT_B * MULT_B), xorshift
+    v ^= u(_INIT_B)
+    v *= u((_INIT_B * _MULT_B) & _MASK32)
+    v ^= v >> u(_XSHIFT)
+    return v
+
+
 def spawn_seeds(seed, n: int) -> np.ndarray:
     """``n`` independent integer seeds, one per path/chain/repetition.
 
     A uint64 array whose values are below 2**32, the range of numba's ``np.random.seed``
     (and of numpy's legacy seeding, so a kernel's ``py_func`` accepts them too).
 
-    Path ``i`` always gets the same seed for the same root seed, whatever ``n`` is larger
-    than ``i``: seeds come from spawned children, not from a single draw of size ``n``.
+    Seed ``i`` is ``SeedSequence(entropy, spawn_key=spawn_key + (i,)).generate_state(1)[0]``
+    for the root's entropy and spawn key: the first word of the ``i``-th spawned child, so
+    path ``i`` always gets the same seed for the same root, whatever ``n`` is larger than
+    ``i``.  The children's hashes are computed in bulk (numpy, chunked), equal to spawning
+    them one by one; a ``SeedSequence`` root that already spawned ``k`` children starts at
+    child ``k`` like ``SeedSequence.spawn``, but is not advanced (same seed, same numbers).
+    ``n`` is at most :data:`MAX_SPAWN`.
     """
+    from .validate import check_int
+
+    n = check_int("n", n, low=0)
+    if n > MAX_SPAWN:
+        raise ValueError(f"n must be at most {MAX_SPAWN:_} seeds (the spawn_seeds budget: {MAX_SPAWN * 8 // 10**6} MB); "
+                         f"got {n:_}; draw the paths in chunks, each with spawn_seeds([seed, chunk], size)")
     ss = seed_sequence(seed)
-    children = ss.spawn(int(n))
-    return np.array([c.generate_state(1, dtype=np.uint32)[0] for c in children], dtype=np.uint64)
+    pool_size = int(ss.pool_size)
+    run = _words(ss.entropy)
+    run += [0] * max(0, pool_size - len(run))  # SeedSequence pads the run entropy when spawn_key is set
+    prefix = run + _words(tuple(ss.spawn_key))
+    start = int(ss.n_children_spawned)
+    out = np.empty(n, dtype=np.uint64)
+    if n == 0:
+        return out
+    # children with a one-word index i < 2**32 (all of them in practice)
+    pool, h = _mixed_prefix(prefix, pool_size)
+    lo_const = h.const
+    mult = h.next()
+    stop_one = min(start + n, 1 << 32)
+    for a in range(start, stop_one, _CHUNK):
+        b = min(a + _CHUNK, stop_one)
+        out[a - start:b - start] = _first_words(pool[0], lo_const, mult, np.arange(a, b, dtype=np.uint32))
+    # children whose index needs two words (only for a root that already spawned ~2**32 children)
+    for i in range(max(start, 1 << 32), start + n):
+        child = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (i,), pool_size=pool_size)
+        out[i - start] = child.generate_state(1, dtype=np.uint32)[0]
+    return out
 
 
 def child_seed(seed, *keys) -> int:
