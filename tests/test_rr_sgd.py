@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from theorylab.core import SimulationDiverged, spawn_seeds
-from theorylab.markov import (cos_problem, logistic_problem, quadratic_problem, run_pair, run_pair_numpy,
-                              softplus_problem)
+from theorylab.markov import (PairAverages, Problem, cos_problem, divergence_bound, logistic_problem,
+                              quadratic_problem, rr_estimate, run_pair, run_pair_numpy, softplus_problem)
 from theorylab.markov import _kernels as K
 
 
@@ -25,8 +25,8 @@ def test_kernel_matches_its_python_body():
     seeds = spawn_seeds(1, 3)
     out_j, out_p = np.empty((3, 4)), np.empty((3, 4))
     div_j, div_p = np.empty(3, np.int64), np.empty(3, np.int64)
-    K.pair_chains_1d(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, out_j, div_j)
-    K.pair_chains_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, out_p, div_p)
+    K.pair_chains_1d(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, 1e6, out_j, div_j)
+    K.pair_chains_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, 1e6, out_p, div_p)
     np.testing.assert_allclose(out_j, out_p, rtol=1e-12)
     assert np.all(div_j == -1)
 
@@ -67,7 +67,7 @@ def test_jitted_and_numpy_reference_agree_in_distribution():
     (dict(gamma=-0.1, n=10), "gamma must be a finite float in"),
     (dict(gamma=0.5, n=10), r"gamma must be a finite float in \(0.0, 0.333"),
     (dict(gamma=float("nan"), n=10), "gamma must be a finite float"),
-    (dict(gamma=0.01, n=0), r"n must be an integer in \[1, inf\]; got 0"),
+    (dict(gamma=0.01, n=0), r"n must be an integer in \[1, 62500000\]; got 0"),
     (dict(gamma=0.01, n=10, n_chains=0), "n_chains must be an integer"),
     (dict(gamma=0.01, n=10, coupling="same"), "coupling must be one of 'shared', 'independent'; got 'same'"),
     (dict(gamma=0.01, n=10, x0=[1.0, 2.0]), r"x0 must have shape \(1\)"),
@@ -83,5 +83,63 @@ def test_unknown_problem_and_divergence_are_reported():
         run_pair("rosenbrock", gamma=0.01, n=10)
     with pytest.raises(TypeError, match="n must be an integer"):
         run_pair("cos", gamma=0.01, n="10")
-    with pytest.raises(SimulationDiverged, match="diverged at step 0"):
+    with pytest.raises(ValueError, match="x0 must be within 1e"):
         run_pair(logistic_problem(), gamma=0.01, n=10, n_chains=2, x0=np.full(5, 1e151))
+
+
+def test_divergence_guard_uses_the_derived_bound():
+    # a problem that overstates its curvature mu gets a bound far below its real noise level:
+    # the guard must fire (on the first step) instead of returning averages
+    p = cos_problem()
+    liar = Problem(p.name, p.kind, p.theta_star, p.H, p.Sigma_eps, p.third, p.args, mu=1e60)
+    assert divergence_bound(liar, 0.01, p.theta_star) < 1e-20
+    for run in (run_pair, run_pair_numpy):
+        with pytest.raises(SimulationDiverged, match=r"diverged at step \d+: .theta. left the bound"):
+            run(liar, gamma=0.01, n=10, n_chains=2)
+    # the honest bound: 1e6 x (|x0 - theta*| + the stationary sd of the 2 gamma chain)
+    assert divergence_bound(p, 0.02, [3.0]) == pytest.approx(1e6 * (3.0 + np.sqrt(2 * 0.02)))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n=2**63), r"n must be an integer in \[1, 2500000000\]"),          # int64 wrap in the kernel before
+    (dict(n=10, n_chains=10**9), r"n_chains must be an integer in \[1, "),   # hung before
+    (dict(n=10**9, n_chains=10**3), r"n must be an integer in \[1, 20000000\]"),
+    (dict(n=10, n_burn=2**62), "n_burn must be an integer in"),
+    (dict(n=10, x0="a"), "x0 must be"),
+    (dict(n=10, coupling=["shared"]), "coupling must be a str"),
+    (dict(n=10.5), "n must be an integer"),
+])
+def test_budget_and_types_refused_before_allocating(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        run_pair("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
+    with pytest.raises((ValueError, TypeError), match=match.replace("2500000000", "125000000")
+                       .replace("20000000", "1000000")):
+        run_pair_numpy("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
+
+
+def test_problem_and_outputs_validate():
+    p = cos_problem()
+    with pytest.raises(ValueError, match="theta_star must contain only finite values"):
+        Problem("x", "1d", np.array([np.nan]), p.H, p.Sigma_eps, p.third, p.args)
+    with pytest.raises(ValueError, match="H must be positive definite"):
+        Problem("x", "1d", p.theta_star, -p.H, p.Sigma_eps, p.third, p.args)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        Problem("x", "2d", p.theta_star, p.H, p.Sigma_eps, p.third, p.args)
+    with pytest.raises(ValueError, match="args must hold code, c, b, sigma"):
+        Problem("x", "1d", p.theta_star, p.H, p.Sigma_eps, p.third, {})
+    with pytest.raises(ValueError, match="sigma must be a finite float in"):
+        cos_problem(sigma=1e300)
+    with pytest.raises(ValueError, match="n_data must be an integer in"):
+        logistic_problem(n_data=10**9)
+    with pytest.raises(ValueError, match="rr must contain only finite values"):
+        PairAverages(np.zeros((2, 1)), np.zeros((2, 1)), np.full((2, 1), np.nan), np.zeros((2, 1)),
+                     np.zeros((2, 1)), np.zeros(1))
+    with pytest.raises(ValueError, match="leading must have shape"):
+        PairAverages(np.zeros((2, 1)), np.zeros((2, 1)), np.zeros((2, 1)), np.zeros((3, 1)), np.zeros((2, 1)),
+                     np.zeros(1))
+    with pytest.raises(ValueError, match="pr_gamma and pr_2gamma must have the same shape"):
+        rr_estimate([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="pr_gamma must be array-like"):
+        rr_estimate("abc", [1.0])
+    with pytest.raises(ValueError, match="pr_gamma must contain only finite values"):
+        rr_estimate([np.nan], [1.0])

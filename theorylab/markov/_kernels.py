@@ -21,8 +21,6 @@ COS = 0       # f(x) = x^2 + cos x            (the authors' 1-d example)
 SOFTPLUS = 1  # f(x) = x^2 / 2 + c softplus(b x)  (non-symmetric: f''' != 0)
 QUADRATIC = 2  # f(x) = x^2 / 2               (linear gradient: no bias at any gamma)
 
-DIVERGE = 1e150
-
 
 @njit(cache=True)
 def grad_1d(kind, x, c, b):
@@ -35,11 +33,11 @@ def grad_1d(kind, x, c, b):
 
 
 @njit(cache=True, parallel=True)
-def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, out, diverged):
+def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, bound, out, diverged):
     """1-d chains with additive N(0, sigma^2) noise.
 
     out[m] = (mean theta^(gamma), mean theta^(2 gamma), mean eps^(gamma), mean eps^(2 gamma)) over the window;
-    diverged[m] = step at which chain m left |x| < 1e150, else -1.
+    diverged[m] = step at which chain m left |x| <= bound (derived by the caller), else -1.
     """
     for m in prange(seeds.shape[0]):
         state = np.empty(4, dtype=np.uint64)
@@ -61,7 +59,7 @@ def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, out,
                 se2 += e2
             x1 -= gamma * (grad_1d(kind, x1, c, b) + e1)
             x2 -= 2.0 * gamma * (grad_1d(kind, x2, c, b) + e2)
-            if not (abs(x1) < DIVERGE and abs(x2) < DIVERGE):
+            if not (abs(x1) <= bound and abs(x2) <= bound):
                 diverged[m] = k
                 break
         out[m, 0] = s1 / n
@@ -82,7 +80,8 @@ def logistic_grad_i(A, y, lam, i, theta, g):
 
 
 @njit(cache=True, parallel=True)
-def pair_chains_logistic(A, y, lam, G_star, gamma, x0, n_burn, n, seeds, coupled, pr1, pr2, eps1, eps2, diverged):
+def pair_chains_logistic(A, y, lam, G_star, gamma, x0, n_burn, n, seeds, coupled, bound, pr1, pr2, eps1, eps2,
+                         diverged):
     """Logistic-regression chains, noise from sampling one data point per step.
 
     eps_{k+1}(theta) = grad f_{i_k}(theta) - grad f(theta) is state dependent; at theta* it is
@@ -116,7 +115,7 @@ def pair_chains_logistic(A, y, lam, G_star, gamma, x0, n_burn, n, seeds, coupled
             for j in range(d):
                 th1[j] -= gamma * g1[j]
                 th2[j] -= 2.0 * gamma * g2[j]
-                if not (abs(th1[j]) < DIVERGE and abs(th2[j]) < DIVERGE):
+                if not (abs(th1[j]) <= bound and abs(th2[j]) <= bound):
                     bad = True
             if bad:
                 diverged[m] = k
