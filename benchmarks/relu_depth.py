@@ -167,3 +167,55 @@ def bench_region_enumeration(*, quick=False):
         out[f"certify_n{n}_s"] = t_cert
         out[f"certify_n{n}_regions_per_s"] = cert["n_regions"] / t_cert
     return out
+
+
+def _rref_fraction_reference(M):
+    """The former pure-Python core.exact.rref (Gauss-Jordan on ``fractions.Fraction``), kept
+    here only as the reference of ``exact_rref_flint``."""
+    R = [list(row) for row in M]
+    n_rows, n_cols = len(R), len(R[0])
+    pivots, r = [], 0
+    for c in range(n_cols):
+        p = next((i for i in range(r, n_rows) if R[i][c] != 0), None)
+        if p is None:
+            continue
+        R[r], R[p] = R[p], R[r]
+        inv = 1 / R[r][c]
+        R[r] = [v * inv for v in R[r]]
+        for i in range(n_rows):
+            if i != r and R[i][c] != 0:
+                f = R[i][c]
+                R[i] = [a - f * b for a, b in zip(R[i], R[r])]
+        pivots.append(c)
+        r += 1
+        if r == n_rows:
+            break
+    return R, pivots
+
+
+@benchmark("relu_depth", "exact_rref_flint")
+def bench_exact_rref_flint(*, quick=False):
+    """core.exact.rref (python-flint fmpq_mat, Fraction in and out) against the former
+    Fraction Gauss-Jordan elimination, on dense random rational matrices (entries p/q with
+    |p| <= 9, 1 <= q <= 9), results asserted identical. Sizes m x (4m/3); ratio at the largest;
+    growth exponents of both in m (log-log fit over the sizes)."""
+    from theorylab.core.exact import rref
+
+    sizes = (12, 24) if quick else (15, 30, 60)
+    rng = np.random.default_rng(0)
+    out, t_new, t_old = {}, [], []
+    for m in sizes:
+        n = 4 * m // 3
+        M = [[Fraction(int(rng.integers(-9, 10)), int(rng.integers(1, 10))) for _ in range(n)] for _ in range(m)]
+        t_lib = best_time(rref, M, repeat=3)
+        t0 = time.perf_counter()
+        ref = _rref_fraction_reference(M)
+        t_ref = time.perf_counter() - t0
+        assert rref(M) == ref, f"flint rref differs from the Fraction reference at {m} x {n}"
+        out[f"m{m}_flint_s"], out[f"m{m}_fraction_s"], out[f"m{m}_ratio"] = t_lib, t_ref, t_ref / t_lib
+        t_new.append(t_lib)
+        t_old.append(t_ref)
+    out["ratio"] = out[f"m{sizes[-1]}_ratio"]
+    out["growth_flint"] = float(np.polyfit(np.log(sizes), np.log(t_new), 1)[0])
+    out["growth_fraction"] = float(np.polyfit(np.log(sizes), np.log(t_old), 1)[0])
+    return out

@@ -46,3 +46,45 @@ def test_primitive_rows_and_fractions():
     assert to_fraction(0.5) == F(1, 2)
     with pytest.raises(TypeError, match="number"):
         to_fraction(True)
+
+
+def test_random_matrices_consistent_rank_nullity_and_solutions():
+    import random
+    rng = random.Random(3)
+    for _ in range(60):
+        m, n = rng.randint(1, 6), rng.randint(1, 7)
+        M = [[F(rng.randint(-4, 4), rng.randint(1, 4)) if rng.random() < 0.7 else F(0) for _ in range(n)]
+             for _ in range(m)]
+        M.append([a + b for a, b in zip(M[0], M[-1])])          # force a dependent row
+        R, piv = rref(M)
+        assert len(piv) == rank(M) and rank(M) + len(nullspace(M, n)) == n
+        assert all(R[i][c] == (i == k) for k, c in enumerate(piv) for i in range(len(R)))
+        x0 = [F(rng.randint(-3, 3)) for _ in range(n)]
+        b = [dot(r, x0) for r in M]
+        y = solve_consistent(M, b)
+        assert [dot(r, y) for r in M] == b
+
+
+def test_inputs_are_converted_exactly_and_outputs_are_fractions():
+    import flint
+    import numpy as np
+    assert to_fraction("0.1") == F(1, 10) and to_fraction("3/7") == F(3, 7)
+    assert to_fraction(0.1) == F(3602879701896397, 36028797018963968)     # the float's binary value
+    assert to_fraction(flint.fmpq(2, 6)) == F(1, 3) and to_fraction(np.int64(5)) == 5
+    R, _ = rref([[2, "1/2"], [np.int64(1), 0.25]])
+    assert all(type(v) is F for row in R for v in row)
+    assert solve([[flint.fmpz(2)]], [flint.fmpq(1, 3)]) == [F(1, 6)]
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite"):
+            to_fraction(bad)
+    with pytest.raises(ValueError, match="rational"):
+        to_fraction("abc")
+
+
+def test_shape_errors_are_named():
+    with pytest.raises(ValueError, match="rectangular"):
+        rref([[F(1), F(2)], [F(1)]])
+    with pytest.raises(ValueError, match="square"):
+        solve([[F(1), F(2)]], [F(1)])
+    with pytest.raises(ValueError, match="rhs"):
+        solve_consistent([[F(1)]], [F(1), F(2)])
