@@ -86,3 +86,145 @@ def test_bound_fraction_identity_rules():
     assert Identity(discrepancy=1e-12, instances=10, atol=1e-9).verdict() == REPRODUCED
     p, lo, hi = proportion_ci(5, 10)
     assert lo < 0.5 < hi and p == 0.5
+
+
+# --- bad input to the rate/CI helpers and the validators (issue 14: errors name the argument) ---
+
+from theorylab.core import bootstrap_ci, check_array, check_choice, check_int, check_real  # noqa: E402
+from theorylab.core.timing import best_time  # noqa: E402
+from theorylab.core.validate import (DEFAULT_MAX_ELEMENTS, SimulationDiverged, check_budget,  # noqa: E402
+                                     check_size, default_budget, require_bounded, require_finite)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(x=H), "y or samples"),
+    (dict(x=H[:1], y=H[:1]), "x must hold at least 2 points"),
+    (dict(x=np.full(4, 0.1), y=np.ones(4)), "x must hold at least 2 distinct"),
+    (dict(x=H, y=H, level=1.0), "level"),
+    (dict(x=H, y=H, n_boot=10**9), "n_boot"),
+    (dict(x=H, y=H, window=(1e-2,)), "window"),
+    (dict(x=H, y=H, window=(1e-1, 1e-3)), "window"),
+    (dict(x=H, y=H, noise_floor_ratio="0.3"), "noise_floor_ratio"),
+    (dict(x=H, y=H, y_se=-H), "y_se"),
+    (dict(x=H, y=H, seed="0"), "seed"),
+    (dict(x=H, samples=np.full((3, H.size), 1e308)), "samples"),
+])
+def test_fit_loglog_names_the_bad_argument(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        fit_loglog(**kwargs)
+
+
+def test_fit_loglog_refuses_hopelessly_noisy_bootstrap():
+    z = np.random.default_rng(0).standard_normal((20, H.size))
+    samples = z - z.mean(axis=0) + 0.01  # positive means, but most resamples have a mean <= 0 somewhere
+    with pytest.raises(ValueError, match="samples: only"):
+        fit_loglog(H, samples=samples, seed=0)
+
+
+def test_ci_helpers_name_the_bad_argument():
+    with pytest.raises(ValueError, match="level"):
+        mean_ci([1.0, 2.0, 3.0], level=1.5)
+    with pytest.raises(ValueError, match="samples"):
+        mean_ci([1e308, -1e308, 1e308])
+    with pytest.raises(TypeError, match="trials"):
+        proportion_ci(2, float("inf"))
+    with pytest.raises(TypeError, match="successes"):
+        proportion_ci(np.array([1, 2]), 3)
+    with pytest.raises(ValueError, match="successes must be <= trials"):
+        proportion_ci(4, 3)
+    with pytest.raises(TypeError, match="statistic"):
+        bootstrap_ci(3.0, np.ones(5))
+    with pytest.raises(ValueError, match=r"samples\[0\]"):
+        bootstrap_ci(np.mean, np.ones(1))
+    with pytest.raises(ValueError, match="n_boot"):
+        bootstrap_ci(np.mean, np.ones(5), n_boot=2**63)
+    with pytest.raises(ValueError, match="statistic is not finite"):
+        bootstrap_ci(lambda a: np.nan, np.ones(5))
+    est, lo, hi = bootstrap_ci(np.mean, np.arange(10.0), n_boot=200, seed=1)
+    assert lo <= est <= hi
+    with pytest.raises(ValueError, match="repeat"):
+        best_time(lambda: None, repeat=10**9)
+    with pytest.raises(TypeError, match="fn"):
+        best_time(None)
+
+
+def test_check_choice_with_arrays_and_unhashables_names_the_argument():
+    with pytest.raises(ValueError, match="mode must be one of 'a', 'b'; got array"):
+        check_choice("mode", np.array([1.0, 2.0]), ("a", "b"))
+    with pytest.raises(ValueError, match="mode must be one of"):
+        check_choice("mode", {"a": 1}, ("a", "b"))
+    with pytest.raises(TypeError, match="allowed"):
+        check_choice("mode", "a", 5)
+    assert check_choice("mode", "b", ["a", "b"]) == "b"
+    assert check_choice("k", np.int64(2), (1, 2)) == 2
+
+
+def test_check_array_never_converts_silently():
+    with pytest.raises(TypeError, match="x must be array-like of float64; got the string"):
+        check_array("x", "0.5")
+    with pytest.raises(TypeError, match="x must be array-like"):
+        check_array("x", None)
+    with pytest.raises(TypeError, match="x must be array-like.*ragged"):
+        check_array("x", [[1.0], [1.0, 2.0]])
+    with pytest.raises(TypeError, match="complex"):
+        check_array("x", [1 + 2j])
+    with pytest.raises(ValueError, match="x must hold integers"):
+        check_array("x", [1.5, 2.0], dtype=np.int64)
+    with pytest.raises(ValueError, match="x must hold integers in"):
+        check_array("x", [2**63], dtype=np.int64)
+    with pytest.raises(ValueError, match=r"must have shape \(3,\)"):
+        check_array("x", [1.0, 2.0], shape=(3,))
+    with pytest.raises(TypeError, match="dtype"):
+        check_array("x", [1.0], dtype="no such dtype")
+    assert check_array("x", [1.0, 2.0], dtype=np.int64).tolist() == [1, 2]
+    assert check_array("x", ["a", 1], dtype=object).tolist() == ["a", 1]  # object arrays as before
+
+
+def test_scalar_validators_name_the_argument():
+    with pytest.raises(TypeError, match="gamma must be a real number"):
+        check_real("gamma", "0.5")
+    with pytest.raises(ValueError, match="gamma must be a finite float.*beyond the float range"):
+        check_real("gamma", 10**400)
+    with pytest.raises(TypeError, match="low"):
+        check_real("gamma", 0.5, low=np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="name must be a str"):
+        check_int(3, 4)
+    assert check_int("n", 3.0) == 3
+
+
+def test_size_budget_refuses_before_allocating():
+    assert default_budget() == DEFAULT_MAX_ELEMENTS == 10**8
+    assert check_size("n_paths", 1000) == 1000
+    with pytest.raises(ValueError, match="n_paths = 1000000000 exceeds the size budget of 100,000,000"):
+        check_size("n_paths", 10**9)
+    with pytest.raises(ValueError, match="n_paths"):
+        check_size("n_paths", 2**63)
+    with pytest.raises(ValueError, match=r"n_paths must be an integer in \[1, inf\]"):
+        check_size("n_paths", 0)
+    with pytest.raises(ValueError, match="n_steps"):
+        check_size("n_steps", 11, budget=10)
+    with pytest.raises(ValueError, match=r"the path array needs 10,000,000,000 elements \(from n_paths=100, "
+                                         r"n_steps=100000000\).*reduce n_paths or n_steps"):
+        check_budget("the path array", 100 * 10**8, n_paths=100, n_steps=10**8)
+    assert check_budget("the path array", 10**6, max_elements=10**6) == 10**6
+
+
+def test_size_budget_follows_the_environment(monkeypatch):
+    monkeypatch.setenv("THEORYLAB_MAX_ELEMENTS", "1000")
+    with pytest.raises(ValueError, match="budget of 1,000"):
+        check_size("n", 1001)
+    monkeypatch.setenv("THEORYLAB_MAX_ELEMENTS", "lots")
+    with pytest.raises(ValueError, match="THEORYLAB_MAX_ELEMENTS"):
+        check_size("n", 1)
+
+
+def test_divergence_guards_check_their_inputs():
+    with pytest.raises(SimulationDiverged, match="loss diverged"):
+        require_finite("loss", [1.0, np.inf])
+    with pytest.raises(TypeError, match="loss must be numeric"):
+        require_finite("loss", "abc")
+    with pytest.raises(ValueError, match="bound"):
+        require_bounded("loss", [1.0], -1.0)
+    with pytest.raises(SimulationDiverged, match="exceeds the bound"):
+        require_bounded("loss", [1.0, 5.0], 2.0)
+    assert require_finite("q", [1, 2]).tolist() == [1, 2]

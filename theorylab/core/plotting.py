@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .validate import check_array, check_real, check_size
+
 STYLE = {
     "figure.dpi": 110,
     "savefig.dpi": 150,
@@ -40,6 +42,10 @@ def pyplot():
 
 def subplots(nrows=1, ncols=1, *, width=4.2, height=3.3, **kw):
     """``plt.subplots`` sized ``width`` x ``height`` inches per panel, house style."""
+    nrows = check_size("nrows", nrows, budget=50)
+    ncols = check_size("ncols", ncols, budget=50)
+    width = check_real("width", width, low=0, high=100, low_open=True)
+    height = check_real("height", height, low=0, high=100, low_open=True)
     plt = pyplot()
     fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw)
     return fig, axes
@@ -47,7 +53,15 @@ def subplots(nrows=1, ncols=1, *, width=4.2, height=3.3, **kw):
 
 def loglog_rate(ax, x, y, *, fit=None, predicted=None, label="measured", yerr=None, color=None, marker="o"):
     """Points on log-log axes, the fitted power law and a reference line of the predicted slope."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x = check_array("x", x, ndim=1)
+    y = check_array("y", y, shape=(x.size,))
+    if x.size == 0:
+        raise ValueError("x and y must hold at least one point; got empty arrays")
+    if predicted is not None:
+        predicted = check_real("predicted", predicted)
+        if x[0] <= 0 or y[0] <= 0 or x.min() <= 0:
+            raise ValueError(f"x and y must be positive for the reference line of slope {predicted:g}; "
+                             f"got x[0]={x[0]:.3g}, y[0]={y[0]:.3g}, min x {x.min():.3g}")
     line = ax.errorbar(x, y, yerr=yerr, fmt=marker, color=color, label=label, capsize=2)
     color = line[0].get_color()
     if fit is not None:
@@ -66,14 +80,17 @@ def save_figure(fig, data: pd.DataFrame, paper_id: str, name: str, outdir=None) 
     """Write ``<outdir>/<paper_id>/<name>.png`` and ``<name>.csv``; return both paths."""
     from .paths import figures_dir
 
+    for what, value in (("paper_id", paper_id), ("name", name)):
+        if not isinstance(value, str) or not value or "/" in value or "\\" in value or value.startswith("."):
+            raise ValueError(f"{what} must be a non-empty file name without a path separator; got {value!r}")
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"figure {paper_id}:{name} must return its data as a DataFrame; got {type(data).__name__}")
     root = Path(outdir) if outdir is not None else figures_dir()
     folder = root / paper_id
     folder.mkdir(parents=True, exist_ok=True)
     png, csv = folder / f"{name}.png", folder / f"{name}.csv"
     fig.tight_layout()
     fig.savefig(png)
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"figure {paper_id}:{name} must return its data as a DataFrame; got {type(data).__name__}")
     data.to_csv(csv, index=False)
     pyplot().close(fig)
     return png, csv

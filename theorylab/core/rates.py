@@ -22,7 +22,18 @@ import numpy as np
 from scipy import stats
 
 from .seeding import as_generator
-from .validate import check_array, check_real
+from .validate import check_array, check_budget, check_int, check_real, check_size
+
+#: Bootstrap replicates are drawn in a Python loop: at most this many (10**6, about a minute).
+MAX_BOOT = 10**6
+
+
+def _level(level) -> float:
+    return check_real("level", level, low=0, high=1, low_open=True, high_open=True)
+
+
+def _n_boot(n_boot) -> int:
+    return check_size("n_boot", n_boot, low=2, budget=MAX_BOOT)
 
 
 @dataclass(frozen=True)
@@ -57,12 +68,24 @@ def _ols(lx, ly):
     return coef  # intercept, slope
 
 
+def _window(window):
+    """``window`` as ``(lo, hi)`` floats (``None`` ends open), or None."""
+    if window is None:
+        return None
+    if isinstance(window, (str, bytes, dict)) or not hasattr(window, "__len__") or len(window) != 2:
+        raise TypeError(f"window must be a pair (x_min, x_max) with None for an open end; got {window!r}"[:200])
+    lo, hi = (None if w is None else check_real(f"window[{i}]", w, low=0, low_open=True) for i, w in enumerate(window))
+    lo = -np.inf if lo is None else lo
+    hi = np.inf if hi is None else hi
+    if lo > hi:
+        raise ValueError(f"window must have x_min <= x_max; got {window!r}")
+    return lo, hi
+
+
 def _window_mask(x, window):
     if window is None:
         return np.ones(x.shape, dtype=bool), (float(x.min()), float(x.max()))
     lo, hi = window
-    lo = -np.inf if lo is None else lo
-    hi = np.inf if hi is None else hi
     return (x >= lo) & (x <= hi), (float(lo), float(hi))
 
 
@@ -86,20 +109,32 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
         Confidence level of ``ci``.
     """
     x = check_array("x", x, ndim=1)
-    level = check_real("level", level, low=0, high=1, low_open=True, high_open=True)
+    if x.size < 2:
+        raise ValueError(f"x must hold at least 2 points for a log-log fit; got {x.size}")
+    level = _level(level)
+    n_boot = _n_boot(n_boot)
+    noise_floor_ratio = check_real("noise_floor_ratio", noise_floor_ratio, low=0)
+    window = _window(window)
+    rng = as_generator(seed)
     if samples is not None:
         samples = check_array("samples", samples, ndim=2)
         if samples.shape[1] != x.size:
-            raise ValueError(f"samples must have shape (reps, {x.size}); got {samples.shape}")
+            raise ValueError(f"samples must have shape (reps, {x.size}) to match x; got {samples.shape}")
         if samples.shape[0] < 2:
             raise ValueError(f"samples needs at least 2 repetitions; got {samples.shape[0]}")
-        y = samples.mean(axis=0)
-        y_se = samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
+        check_budget("the bootstrap over samples", n_boot * samples.size, n_boot=n_boot, samples=samples.shape)
+        with np.errstate(over="ignore", invalid="ignore"):
+            y = samples.mean(axis=0)
+            y_se = samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
+        if not (np.all(np.isfinite(y)) and np.all(np.isfinite(y_se))):
+            raise ValueError("samples are too large for a float mean and standard error (overflow to inf)")
     elif y is None:
-        raise ValueError("fit_loglog needs y or samples")
+        raise ValueError("fit_loglog needs y or samples; got y=None and samples=None")
     y = check_array("y", y, shape=(x.size,))
     if y_se is not None:
         y_se = check_array("y_se", y_se, shape=(x.size,))
+        if np.any(y_se < 0):
+            raise ValueError(f"y_se must be non-negative standard errors; got minimum {y_se.min():.3g}")
     if np.any(x <= 0) or np.any(y <= 0):
         raise ValueError("x and y must be positive for a log-log fit; got "
                          f"min x {x.min():.3g}, min y {y.min():.3g}")
@@ -108,13 +143,14 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
     method = "bootstrap over repetitions" if samples is not None else (
         "parametric bootstrap" if y_se is not None else "OLS t-interval")
     if k < (2 if y_se is not None else 3):
-        raise ValueError(f"window {win} keeps {k} points; a {method} fit needs at least "
+        raise ValueError(f"window {win} keeps {k} of the points of x; a {method} fit needs at least "
                          f"{2 if y_se is not None else 3}")
+    if np.unique(x[mask]).size < 2:
+        raise ValueError(f"x must hold at least 2 distinct values in the window {win}; got only {x[mask][0]:.6g}")
     lx, ly = np.log(x[mask]), np.log(y[mask])
     intercept, slope = _ols(lx, ly)
     alpha = 1 - level
     if samples is not None or y_se is not None:
-        rng = as_generator(seed)
         boot = np.empty(n_boot)
         for b in range(n_boot):
             if samples is not None:
@@ -125,6 +161,10 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
             yb = np.where(yb > 0, yb, np.nan)
             boot[b] = _ols(lx, np.log(yb))[1] if np.all(np.isfinite(yb)) else np.nan
         boot = boot[np.isfinite(boot)]
+        if boot.size < max(2, n_boot // 2):
+            raise ValueError(f"{'samples' if samples is not None else 'y_se'}: only {boot.size} of {n_boot} "
+                             "bootstrap resamples have positive values at every point; the data are too noisy "
+                             "for a log-log fit (more repetitions, or drop the points near zero)")
         ci = (float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2)))
         stderr = float(boot.std(ddof=1))
     else:
@@ -145,10 +185,14 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
 def mean_ci(samples, level=0.95):
     """Mean of ``samples`` (1-d) with its Student-t confidence interval: ``(mean, lo, hi, se)``."""
     s = check_array("samples", samples, ndim=1)
+    level = _level(level)
     if s.size < 2:
         raise ValueError(f"samples needs at least 2 values; got {s.size}")
-    m = float(s.mean())
-    se = float(s.std(ddof=1) / np.sqrt(s.size))
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = float(s.mean())
+        se = float(s.std(ddof=1) / np.sqrt(s.size))
+    if not (np.isfinite(m) and np.isfinite(se)):
+        raise ValueError("samples are too large for a float mean and standard error (overflow to inf)")
     t = stats.t.ppf(0.5 + level / 2, s.size - 1)
     return m, m - t * se, m + t * se, se
 
@@ -158,24 +202,65 @@ def bootstrap_ci(statistic, *samples, level=0.95, n_boot=2000, seed=0):
 
     Returns ``(estimate, lo, hi)``.
     """
-    arrays = [np.asarray(s) for s in samples]
+    if not callable(statistic):
+        raise TypeError(f"statistic must be a callable statistic(*samples) -> float; got {statistic!r}"[:200])
+    level, n_boot, rng = _level(level), _n_boot(n_boot), as_generator(seed)
+    if not samples:
+        raise TypeError("bootstrap_ci needs at least one array of samples after statistic")
+    arrays = [_sample_rows(f"samples[{i}]", s) for i, s in enumerate(samples)]
     n = arrays[0].shape[0]
     if any(a.shape[0] != n for a in arrays):
-        raise ValueError("bootstrap_ci: all samples must have the same number of rows")
-    rng = as_generator(seed)
-    est = float(statistic(*arrays))
+        raise ValueError("samples: all arrays must have the same number of rows; got "
+                         + ", ".join(str(a.shape[0]) for a in arrays))
+    check_budget("the bootstrap over samples", n_boot * sum(a.size for a in arrays), n_boot=n_boot,
+                 samples=[a.shape for a in arrays])
+    est = _statistic_value(statistic, arrays)
     boot = np.empty(n_boot)
     for b in range(n_boot):
         rows = rng.integers(0, n, n)
-        boot[b] = statistic(*(a[rows] for a in arrays))
+        boot[b] = _statistic_value(statistic, [a[rows] for a in arrays], resample=True)
+    boot = boot[np.isfinite(boot)]
+    if boot.size < max(2, n_boot // 2):
+        raise ValueError(f"statistic is non-finite on {n_boot - boot.size} of {n_boot} bootstrap resamples of "
+                         "samples; no percentile interval")
     alpha = 1 - level
     return est, float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2))
 
 
+def _sample_rows(name, s) -> np.ndarray:
+    """One array of samples for :func:`bootstrap_ci`: at least 1-d with 2 rows, finite if numeric."""
+    if s is None or isinstance(s, (str, bytes, dict)):
+        raise TypeError(f"{name} must be an array of samples (rows resampled); got {s!r}"[:200])
+    try:
+        a = np.asarray(s)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a regular array of samples; got {s!r}"[:200]) from exc
+    if a.ndim == 0 or a.shape[0] < 2:
+        raise ValueError(f"{name} must hold at least 2 rows to resample; got shape {a.shape}")
+    if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must contain only finite values; got NaN or inf")
+    if a.dtype.kind not in "biufcO":
+        raise TypeError(f"{name} must be numeric samples; got {a.dtype.name} data")
+    return a
+
+
+def _statistic_value(statistic, arrays, *, resample=False) -> float:
+    try:
+        value = float(statistic(*arrays))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"statistic must return one real number for the samples; got {exc}") from exc
+    if not resample and not np.isfinite(value):
+        raise ValueError(f"statistic is not finite on the samples (got {value})")
+    return value
+
+
 def proportion_ci(successes: int, trials: int, level=0.95):
     """Clopper–Pearson (exact) confidence interval for a binomial proportion: ``(p_hat, lo, hi)``."""
-    if trials < 1 or not 0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials and trials >= 1; got {successes}/{trials}")
+    successes = check_int("successes", successes, low=0)
+    trials = check_int("trials", trials, low=1)
+    level = _level(level)
+    if successes > trials:
+        raise ValueError(f"successes must be <= trials; got successes={successes}, trials={trials}")
     alpha = 1 - level
     lo = 0.0 if successes == 0 else float(stats.beta.ppf(alpha / 2, successes, trials - successes + 1))
     hi = 1.0 if successes == trials else float(stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
