@@ -41,9 +41,9 @@ def test_mixture_tv_kernel_matches_py_func_and_brute_force():
     Q = tv.random_mixture(2, 5, 3, seed=2, exact=False)
     c, M = np.concatenate([P.weights, -Q.weights]), np.concatenate([P.marginals, Q.marginals])
     for n_top in (0, 2, 5):
-        jit = K.mixture_tv_kernel(c, M, n_top)
-        py = K.mixture_tv_kernel.py_func(c, M, n_top)
-        assert jit == pytest.approx(py, rel=1e-13)
+        jit, ops = K.mixture_tv_kernel(c, M, n_top)
+        py, ops_py = K.mixture_tv_kernel.py_func(c, M, n_top)
+        assert jit == pytest.approx(py, rel=1e-13) and ops == ops_py >= len(c) * 3 ** 5
         assert jit == pytest.approx(brute_tv(P, Q), rel=1e-12)
 
 
@@ -188,9 +188,28 @@ def test_equivalence_basis_dimension_and_certify_flag():
 def test_equivalence_of_float_inputs_uses_exact_binary_values():
     P = tv.product([[0.25, 0.75], [0.5, 0.5]])
     Q = tv.mixture([0.5, 0.5], [[[0.25, 0.75], [0.5, 0.5]]] * 2)
-    assert tv.equivalent(P, Q)
+    with pytest.warns(tv.FloatInputWarning, match="exact binary value"):
+        assert tv.equivalent(P, Q)
     Q2 = tv.product([[0.25, 0.75], [0.5 + 2 ** -40, 0.5 - 2 ** -40]])
-    assert not tv.equivalent(P, Q2)
+    with pytest.warns(tv.FloatInputWarning):
+        assert not tv.equivalent(P, Q2)
+
+
+def test_decimal_inputs_as_strings_are_exact_and_floats_warn():
+    # 0.3/0.7 = 1/2 (0.1/0.9) + 1/2 (0.5/0.5) in decimals, not in binary floats (issue 14)
+    P, Q = tv.product([["0.3", "0.7"]]), tv.mixture(["1/2", "1/2"], [[["0.1", "0.9"]], [["0.5", "0.5"]]])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                         # no warning for exact input
+        assert tv.equivalent(P, Q) and tv.tv_exact_rational(P, Q) == 0
+    Pf, Qf = tv.product([[0.3, 0.7]]), tv.mixture([0.5, 0.5], [[[0.1, 0.9]], [[0.5, 0.5]]])
+    with pytest.warns(tv.FloatInputWarning, match="P, Q built from floats"):
+        assert not tv.equivalent(Pf, Qf)
+    assert Pf.pmf_exact((0,)) != Qf.pmf_exact((0,))           # binary 0.3 != (binary 0.1) / 2 + 1/4
+    with pytest.warns(tv.FloatInputWarning):
+        tv.tv_exact_rational(Pf, Qf)
+    with pytest.raises(TypeError, match="certify"):
+        tv.equivalent(P, Q, certify="yes")
 
 
 # --------------------------------------------------------------------------- estimators

@@ -14,7 +14,7 @@ Vinodchandran, "Computational Explorations of Total Variation Distance", ICLR 20
   :func:`field_change` (the single-site field change behind the TV-hardness reduction).
 """
 
-from .distributions import (Mixture, conditioning_pair, mixture, perturb, product, random_mixture,
+from .distributions import (FloatInputWarning, Mixture, conditioning_pair, mixture, perturb, product, random_mixture,
                             random_product, split_and_permute)
 from .equivalence import EquivalenceResult, equivalent
 from .estimators import (FptasResult, coupling_bounds, coupling_estimate, coupling_g_samples, coupling_identity,

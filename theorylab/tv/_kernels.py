@@ -26,7 +26,8 @@ def _block_abs_sum(c, M, prefix, n_top):
 
     Depth-first (odometer) order with prefix products: pref[t, i] = c_i prod_{j < n_top + t}
     M[i, j, x_j], so a step that changes digit t recomputes levels t+1..m only (amortised
-    O(K q / (q - 1)) multiplications per point of [q]^n).
+    O(K q / (q - 1)) multiplications per point of [q]^n). Returns (sum, ops) with ops the
+    multiply-adds performed (K per point for the component sum plus K per recomputed level).
     """
     K, n, q = M.shape
     m = n - n_top
@@ -36,10 +37,12 @@ def _block_abs_sum(c, M, prefix, n_top):
         for j in range(n_top):
             v *= M[i, j, prefix[j]]
         pref[0, i] = v
+    ops = K * n_top
     digits = np.zeros(m, np.int64)
     for t in range(m):
         for i in range(K):
             pref[t + 1, i] = pref[t, i] * M[i, n_top + t, 0]
+    ops += K * m
     total = 0.0
     while True:
         s = 0.0
@@ -50,14 +53,16 @@ def _block_abs_sum(c, M, prefix, n_top):
         while t >= 0 and digits[t] == q - 1:
             digits[t] = 0
             t -= 1
+        ops += K
         if t < 0:
             break
         digits[t] += 1
+        ops += K * (m - t)
         for tt in range(t, m):
             d = digits[tt]
             for i in range(K):
                 pref[tt + 1, i] = pref[tt, i] * M[i, n_top + tt, d]
-    return total
+    return total, ops
 
 
 @njit(cache=True, parallel=True)
@@ -65,19 +70,23 @@ def mixture_tv_kernel(c, M, n_top):
     """d_TV = 1/2 sum_x |f(x)|, f(x) = sum_i c_i prod_j M[i, j, x_j] (c = (w, -v) stacked).
 
     ``n_top`` leading coordinates index q^n_top independent blocks (the prange axis).
+    Returns (d_TV, ops), ops = multiply-adds performed (a machine-independent cost count).
     """
     K, n, q = M.shape
     n_blocks = q ** n_top
     partial = np.zeros(n_blocks)
+    partial_ops = np.zeros(n_blocks, np.int64)
     for b in prange(n_blocks):
         prefix = np.empty(n_top, np.int64)
         for j in range(n_top):
             prefix[j] = (b // q ** (n_top - 1 - j)) % q
-        partial[b] = _block_abs_sum(c, M, prefix, n_top)
+        partial[b], partial_ops[b] = _block_abs_sum(c, M, prefix, n_top)
     total = 0.0
+    ops = 0
     for b in range(n_blocks):
         total += partial[b]
-    return 0.5 * total
+        ops += partial_ops[b]
+    return 0.5 * total, ops
 
 
 # --------------------------------------------------------------------------- Ising, Gray code

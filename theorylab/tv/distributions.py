@@ -23,6 +23,23 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import _fmt, check_int, check_real
 
 
+class FloatInputWarning(UserWarning):
+    """An exact algorithm was given a distribution built from floats: it compares the floats'
+    exact binary values (0.1 is 3602879701896397 / 2^55, not 1/10)."""
+
+
+def warn_if_floats(fn_name, **dists):
+    """Warn (FloatInputWarning) when a Mixture passed to an exact algorithm came from floats."""
+    import warnings
+
+    names = [name for name, D in dists.items() if isinstance(D, Mixture) and D.from_floats]
+    if names:
+        warnings.warn(f"{fn_name}: {', '.join(names)} built from floats; the exact computation uses each float's "
+                      "exact binary value (0.1 != 1/10, so decimal inputs that agree on paper can differ). "
+                      "Pass Fractions or strings such as '1/10' or '0.1' for decimal values.",
+                      FloatInputWarning, stacklevel=3)
+
+
 def _to_fraction(name, x):
     if isinstance(x, bool):
         raise TypeError(f"{name} must hold numbers; got {x!r}")
@@ -74,6 +91,8 @@ class Mixture:
     marginals: np.ndarray
     exact_weights: tuple = field(repr=False)
     exact_marginals: tuple = field(repr=False)
+    #: some weight or marginal was given as a float: its exact view is the float's binary value
+    from_floats: bool = field(default=False, repr=False)
 
     @property
     def k(self) -> int:
@@ -181,9 +200,10 @@ def mixture(weights, marginals, *, atol=1e-9, _exact=None) -> Mixture:
                                  f"got sum {m[i, j].sum():.12g}")
     w.setflags(write=False)
     m.setflags(write=False)
+    from_floats = not (exact_w and exact_m)
     if _exact is not None:  # internal: keep the exact numbers of a rewritten float mixture
         wf, mf = _exact
-    return Mixture(w, m, wf, mf)
+    return Mixture(w, m, wf, mf, from_floats)
 
 
 def product(marginals, *, atol=1e-9) -> Mixture:
@@ -218,11 +238,29 @@ def signed_components(P: Mixture, Q: Mixture):
 
 
 # --------------------------------------------------------------------------- random instances
+def _random_rational_simplices(rng, rows, q, denom):
+    """``rows`` random probability vectors over [q] with entries in (1/denom) Z, all > 0
+    (q - 1 distinct cut points, uniform over the subsets of {1, .., denom - 1}: rows with a
+    repeated cut are redrawn), as a list of lists of Fractions."""
+    if q == 1:
+        return [[Fraction(1)] for _ in range(rows)]
+    cuts = np.sort(rng.integers(1, denom, size=(rows, q - 1)), axis=1)
+    while True:
+        bad = np.flatnonzero((np.diff(cuts, axis=1) == 0).any(axis=1)) if q > 2 else np.array([], int)
+        if bad.size == 0:
+            break
+        cuts[bad] = np.sort(rng.integers(1, denom, size=(bad.size, q - 1)), axis=1)
+    parts = np.diff(np.concatenate([np.zeros((rows, 1), int), cuts, np.full((rows, 1), denom)], axis=1), axis=1)
+    memo = {}
+    out = []
+    for row in parts.tolist():
+        out.append([memo.get(a) or memo.setdefault(a, Fraction(a, denom)) for a in row])
+    return out
+
+
 def _random_rational_simplex(rng, q, denom):
-    """A random probability vector over [q] with entries in (1/denom) Z, all > 0 when possible."""
-    cuts = np.sort(rng.choice(np.arange(1, denom), size=q - 1, replace=False)) if q > 1 else np.array([], int)
-    parts = np.diff(np.concatenate([[0], cuts, [denom]]))
-    return [Fraction(int(a), denom) for a in parts]
+    """One random probability vector over [q] with entries in (1/denom) Z, all > 0."""
+    return _random_rational_simplices(rng, 1, q, denom)[0]
 
 
 def random_mixture(k, n, q, *, seed=None, exact=True, denom=97) -> Mixture:
@@ -238,8 +276,14 @@ def random_mixture(k, n, q, *, seed=None, exact=True, denom=97) -> Mixture:
     if exact:
         denom = check_int("denom", denom, low=q + 1)
         w = _random_rational_simplex(rng, k, max(denom, k + 1)) if k > 1 else [Fraction(1)]
-        m = [[_random_rational_simplex(rng, q, denom) for _ in range(n)] for _ in range(k)]
-        return mixture(w, m)
+        rows = _random_rational_simplices(rng, k * n, q, denom)
+        mf = tuple(tuple(tuple(rows[i * n + j]) for j in range(n)) for i in range(k))
+        # built valid by construction (positive entries summing to 1 exactly): skip re-validation
+        wv = np.array([float(x) for x in w])
+        mv = np.array([[[float(x) for x in row] for row in comp] for comp in mf]).reshape(k, n, q)
+        wv.setflags(write=False)
+        mv.setflags(write=False)
+        return Mixture(wv, mv, tuple(w), mf)
     w = rng.dirichlet(np.ones(k))
     m = rng.dirichlet(np.ones(q), size=(k, n))
     return mixture(w, m)

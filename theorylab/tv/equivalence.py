@@ -35,7 +35,7 @@ import numpy as np
 from theorylab.core.validate import check_choice
 
 from ._kernels import modular_basis_kernel
-from .distributions import Mixture, check_same_space
+from .distributions import Mixture, check_same_space, warn_if_floats
 
 METHODS = ("exact", "modular")
 #: primes below 2^31 (so products of two residues fit in int64)
@@ -180,7 +180,10 @@ def equivalent(P: Mixture, Q: Mixture, *, method="exact", primes=PRIMES, certify
     ----------
     P, Q : Mixture
         On the same [q]^n; compared through their exact rational values
-        (``Mixture.exact_weights`` / ``exact_marginals``).
+        (``Mixture.exact_weights`` / ``exact_marginals``). A mixture built from floats is
+        compared at the floats' exact binary values (a FloatInputWarning says so): 0.3/0.7 is
+        *not* the mixture of 0.1/0.9 and 0.5/0.5 in binary, while the strings "0.3", "0.7", ...
+        are. Give Fractions or strings to mean decimals.
     method : {"exact", "modular"}
         Exact integer arithmetic (default), or the jitted F_p version (see module docstring).
     primes : sequence of int
@@ -197,6 +200,9 @@ def equivalent(P: Mixture, Q: Mixture, *, method="exact", primes=PRIMES, certify
     """
     check_same_space(P, Q)
     check_choice("method", method, METHODS)
+    if not isinstance(certify, (bool, np.bool_)):
+        raise TypeError(f"certify must be True or False; got {certify!r}")
+    warn_if_floats("equivalent", P=P, Q=Q)
     if method == "exact":
         c, M = _scaled_integer_problem(P, Q)
         witness, sizes, ops = _exact_basis(c, M, P.n, P.q)

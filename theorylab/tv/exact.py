@@ -17,7 +17,7 @@ import numpy as np
 from theorylab.core.validate import check_int, require_finite
 
 from ._kernels import mixture_tv_kernel
-from .distributions import Mixture, check_same_space, signed_components
+from .distributions import Mixture, check_same_space, signed_components, warn_if_floats
 
 #: enumeration refuses more points than this unless ``max_points`` is raised
 MAX_POINTS = 2 ** 26
@@ -55,17 +55,26 @@ def tv_exact(P: Mixture, Q: Mixture, *, max_points=MAX_POINTS) -> float:
     float
         ``1/2 sum_x |P(x) - Q(x)|``; round-off is about ``1e-16 * (k1 + k2)`` per point.
     """
+    return _tv_enumeration(P, Q, max_points)[0]
+
+
+def _tv_enumeration(P: Mixture, Q: Mixture, max_points=MAX_POINTS):
+    """(d_TV, ops): the enumeration's value and its multiply-add count (for cost claims)."""
     check_same_space(P, Q)
     _check_size(P, max_points)
     c, M = signed_components(P, Q)
-    tv = float(mixture_tv_kernel(c, M, _n_top(P.q, P.n)))
+    tv, ops = mixture_tv_kernel(c, M, _n_top(P.q, P.n))
+    tv = float(tv)
     require_finite("tv_exact", tv, n=P.n, q=P.q)
-    return tv
+    return tv, int(ops)
 
 
 def tv_exact_rational(P: Mixture, Q: Mixture, *, max_points=4096) -> Fraction:
-    """Exact d_TV(P, Q) as a :class:`fractions.Fraction` (pure Python; tiny instances only)."""
+    """Exact d_TV(P, Q) as a :class:`fractions.Fraction` (pure Python; tiny instances only).
+
+    Float-built mixtures enter at their exact binary values (FloatInputWarning)."""
     check_same_space(P, Q)
+    warn_if_floats("tv_exact_rational", P=P, Q=Q)
     _check_size(P, max_points)
     total = Fraction(0)
     for x in itertools.product(range(P.q), repeat=P.n):

@@ -16,7 +16,7 @@ from theorylab.core.validate import check_choice, check_int
 from .distributions import conditioning_pair, perturb, random_mixture, random_product, split_and_permute
 from .equivalence import equivalent
 from .estimators import coupling_g_samples, coupling_parts, coupling_samples_needed, fptas_uniform
-from .exact import tv_exact, tv_exact_rational
+from .exact import _tv_enumeration, tv_exact, tv_exact_rational
 
 #: (q, largest n) pairs with q^n <= 256, so exact rational enumeration stays cheap
 SMALL_SPACES = ((2, 8), (3, 5), (4, 4))
@@ -107,7 +107,7 @@ def enumeration_timings(ns, *, k=4, q=2, repeat=3, seed=0, threads=1) -> pd.Data
             P = random_mixture(k, n, q, seed=[seed, j, 0], exact=False)
             Q = random_mixture(k, n, q, seed=[seed, j, 1], exact=False)
             rows.append(dict(n=n, k=k, q=q, points=q ** n, time_s=_timed(tv_exact, P, Q, repeat=repeat),
-                             overhead_s=overhead))
+                             overhead_s=overhead, ops=_tv_enumeration(P, Q)[1], K=P.k + Q.k))
     finally:
         numba.set_num_threads(old)
     return pd.DataFrame(rows)
