@@ -205,3 +205,67 @@ def test_bad_input_names_the_argument():
         Estimator([1.0], [2], [1])(counts=[1, 1, 1])
     with pytest.raises(ValueError, match="n must equal the sample size 3"):
         search(counts=[1, 1, 1], n=5)
+
+
+def test_rational_path_is_exact_by_default():
+    # GT's coefficient 1/n is carried as the Fraction 1/n (was Fraction(float(1/n)): bias off by ~1e-17)
+    n = 7
+    for est in (good_turing(n), minimal_bias(n)):
+        assert est.exact_coef is not None
+    bias = exact_moments_rational(good_turing(n), P3, n)["bias"]
+    assert bias == sum(x**2 * (1 - x) ** (n - 1) for x in P3)  # E[Phi_1(n)]/n - E[M_0(n)], exactly
+    mb = exact_moments_rational(minimal_bias(n), P3, n)["bias"]
+    assert mb == -(-1) ** n * sum(x ** (n + 1) for x in P3)
+    # floats are converted exactly (their binary value), and must then sum to 1 exactly
+    p_float = [0.5, 0.25, 0.25]
+    assert exact_moments_rational(good_turing(4), p_float, 4)["mean_m0"] == sum(
+        Fraction(x) * (1 - Fraction(x)) ** 4 for x in p_float)
+    with pytest.raises(ValueError, match="p must sum to 1 exactly"):
+        exact_moments_rational(good_turing(4), [0.3, 0.7], 4)
+    # a hand-made estimator without exact_coef: each float's binary value, exactly
+    est = Estimator([0.1], [3], [1])
+    assert exact_moments_rational(est, P3, 3)["mean"] == Fraction(0.1) * 3 * sum(
+        x * (1 - x) ** 2 for x in P3)
+    with pytest.raises(ValueError, match="exact_coef must equal coef"):
+        Estimator([0.1], [3], [1], exact_coef=[Fraction(1, 3)])
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: minimal_bias(2**63), ValueError, r"n must be an integer in \[1, 10000\]"),
+    (lambda: good_turing(2**63), ValueError, r"n must be an integer in \[1, 1000000\]"),
+    (lambda: sample([0.5, 0.5], 10**6, reps=10**9, seed=0), ValueError, "reps must be an integer in"),
+    (lambda: monte_carlo_mse(good_turing(10), [0.5, 0.5], 10, reps=10**9), ValueError, "reps must be an integer in"),
+    (lambda: phi_prefix_matrix(np.arange(4), S=2**63), ValueError, "S must be an integer in"),
+    (lambda: phi_prefix_matrix(np.zeros(20_000, dtype=int)), ValueError, "labels must have at most 9998"),
+    (lambda: make_distribution(np.array(["zipf"]), 10), TypeError, "name must be one of"),
+    (lambda: make_distribution("zipf", 10**9), ValueError, "S must be an integer in"),
+    (lambda: exact_moments(minimal_bias(2000), make_distribution("diri", 300, seed=0), 2000), ValueError,
+     "over the budget"),
+    (lambda: mutate({(3, 1): 1.0}, 2, np.zeros(3)), TypeError, "rng must be a numpy.random.Generator"),
+    (lambda: mutate([0.5], 2, np.random.default_rng(0)), TypeError, "genome must be a dict"),
+    (lambda: project({(9, 1): 1.0}, 2), ValueError, r"genome keys must be integer pairs .* m <= n \+ 1 = 3"),
+    (lambda: project({(3, 1): float("nan")}, 2), ValueError, "genome coefficients must be finite"),
+    (lambda: to_estimator({(3, 1): 1.0}, 2, projection="none"), ValueError, "projection must be one of"),
+    (lambda: start_genome(5, exact="yes"), TypeError, "exact must be True or False"),
+    (lambda: genome_expectation({(3, 1): 1.0}, [0.5, float("nan")]), ValueError, "p must hold finite numbers"),
+    (lambda: evolve([0.5, 0.5], 10, max_gen=10**9), ValueError, "max_gen must be an integer in"),
+    (lambda: evolve([0.5, 0.5], 10, variant="other"), ValueError, "variant must be one of"),
+    (lambda: search(counts=[3, 1], seed="x"), TypeError, "seed must be"),
+    (lambda: exact_moments_rational(good_turing(2), P3, 2, coef=True), TypeError, "coef must be a sequence"),
+    (lambda: brute_force_moments(good_turing(2), P3, 2, coef=[1, 2]), ValueError, "coef must have 1 entries"),
+])
+def test_bad_input_refused_before_allocating(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_outputs_are_checked():
+    from theorylab.missing_mass import Moments, family_optimum, g_exact
+
+    with pytest.raises(ValueError, match="var must be a finite float"):
+        Moments(0.1, 0.1, float("nan"), 0.1, 0.1, 0.1)
+    assert g_exact(P3, 4, 1) == sum(x * (1 - x) ** 3 for x in P3)
+    with pytest.raises(ValueError, match=r"k must be an integer in \[0, 4\]"):
+        g_exact(P3, 4, 5)
+    r = family_optimum(make_distribution("uniform", 10), 4)  # default window clipped to n - 1
+    assert np.isfinite(r["ratio"]) and r["ratio"] <= 1 + 1e-9

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.core import as_generator, check_choice, check_int
+from theorylab.core import as_generator, check_int
+
+from ._checks import MAX_S, check_str_choice
 
 DISTRIBUTIONS = ("uniform", "half", "zipf", "zipfhalf", "diri", "dirihalf")
 RANDOM_DISTRIBUTIONS = ("diri", "dirihalf")
@@ -24,7 +26,7 @@ def make_distribution(name: str, S: int, *, seed=None) -> np.ndarray:
     ----------
     name : {"uniform", "half", "zipf", "zipfhalf", "diri", "dirihalf"}
     S : int
-        Number of classes (species), S >= 1.
+        Number of classes (species), 1 <= S <= 10**7.
     seed : int, SeedSequence or Generator, optional
         Only used by the Dirichlet families.
 
@@ -32,8 +34,8 @@ def make_distribution(name: str, S: int, *, seed=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (S,), summing to 1.
     """
-    check_choice("name", name, DISTRIBUTIONS)
-    S = check_int("S", S, low=1)
+    check_str_choice("name", name, DISTRIBUTIONS)
+    S = check_int("S", S, low=1, high=MAX_S)
     i = np.arange(1, S + 1, dtype=float)
     if name == "uniform":
         w = np.ones(S)

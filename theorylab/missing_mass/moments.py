@@ -29,6 +29,7 @@ import numpy as np
 from theorylab.core import SimulationDiverged, check_int, check_probability_vector
 
 from . import _kernels as K
+from ._checks import MAX_N, MAX_PAIR_WORK, check_n, check_prob_like, exact_sequence, pair_work
 from .estimators import Estimator
 
 _LF_CACHE = {}
@@ -44,8 +45,9 @@ def _logfact(n_max):
 
 
 def group_probabilities(p):
-    """Distinct non-zero values of ``p`` and their multiplicities (zero classes never count)."""
-    p = np.asarray(p, dtype=float)
+    """Distinct non-zero values of the probability vector ``p`` and their multiplicities (zero classes
+    never count)."""
+    p = check_prob_like("p", p)
     u, c = np.unique(p[p > 0], return_counts=True)
     return u, c.astype(float)
 
@@ -60,6 +62,12 @@ class Moments:
     var_m0: float        # Var(M_0(n))
     cov: float           # Cov(E, M_0(n))
     mse: float           # E[(E - M_0(n))^2]
+
+    def __post_init__(self):
+        from theorylab.core import check_real
+
+        for name in ("mean", "mean_m0", "var", "var_m0", "cov", "mse"):
+            object.__setattr__(self, name, check_real(name, getattr(self, name)))
 
     @property
     def bias(self) -> float:
@@ -99,10 +107,11 @@ def moments_from_gram(G, mu, a) -> Moments:
     var_m0 = float(G[-1, -1]) - mean_m0**2
     cov = cross - mean * mean_m0
     mse = second - 2 * cross + float(G[-1, -1])
-    out = Moments(mean, mean_m0, var, var_m0, cov, mse)
-    if not np.all(np.isfinite([mean, var, mse])):
-        raise SimulationDiverged(f"exact moments are not finite: {out}")
-    return out
+    values = dict(mean=mean, mean_m0=mean_m0, var=var, var_m0=var_m0, cov=cov, mse=mse)
+    if not np.all(np.isfinite(list(values.values()))):
+        raise SimulationDiverged(f"exact moments are not finite: {values} (coefficients too large for float64; "
+                                 "use exact_moments_rational)")
+    return Moments(**values)
 
 
 def exact_moments(estimator: Estimator, p, n: int) -> Moments:
@@ -115,13 +124,21 @@ def exact_moments(estimator: Estimator, p, n: int) -> Moments:
     p : array (S,)
         The true (or plug-in) distribution.
     n : int
-        Sample size; the target is the missing mass M_0(n).
+        Sample size (<= 10**6); the target is the missing mass M_0(n).
+
+    The pairwise formulas take (terms + 1)^2 D^2 (1 + spread of the prefixes) inner steps (D the
+    distinct values of p); more than 10**10 is refused before computing.
     """
-    p = check_probability_vector("p", p)
-    n = check_int("n", n, low=1)
+    p = check_prob_like("p", p)
+    n = check_n("n", n)
     _check_estimator(estimator, n)
     u, c = group_probabilities(p)
     m, k, w, a = atoms_with_mass(estimator, n)
+    work = pair_work(estimator.n_terms, u.size, m)
+    if work > MAX_PAIR_WORK:
+        raise ValueError(f"estimator x p needs {work:,} steps of the pairwise formulas ({estimator.n_terms} terms, "
+                         f"{u.size} distinct values of p), over the budget of {MAX_PAIR_WORK:,}; reduce the terms "
+                         "or the distinct values of p")
     lf = _logfact(n + 2)
     G = K.gram(u, c, m, k, w, lf)
     mu = K.means(u, c, m, k, w)
@@ -137,15 +154,15 @@ def exact_mse(estimator: Estimator, p, n: int) -> float:
 # exact rational path
 # ---------------------------------------------------------------------------------------
 
+#: the exact paths: at most this many classes and this sample size (pure-Python rationals)
+MAX_EXACT_S = 1000
+MAX_EXACT_N = 2000
+
+
 def _as_fractions(p):
-    if isinstance(p, np.ndarray):
-        p = p.tolist()
-    try:
-        q = [x if isinstance(x, Fraction) else Fraction(x) for x in p]
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"p must hold rationals (Fraction, int or float); got {p!r}") from exc
-    if not q:
-        raise ValueError("p must be a non-empty probability vector; got an empty list")
+    """``p`` as exact Fractions; a float is converted exactly (its binary value), so float input
+    must sum to 1 exactly in binary (0.5, 0.25, 0.25 does; 0.3, 0.7 does not: pass Fractions)."""
+    q = exact_sequence("p", p, max_len=MAX_EXACT_S)
     if any(x < 0 for x in q):
         raise ValueError(f"p must be non-negative; got minimum {min(q)}")
     if sum(q) != 1:
@@ -154,8 +171,28 @@ def _as_fractions(p):
 
 
 def g_exact(p, m: int, k: int, w: int = 0):
-    """E of the atom: sum_x p_x^(k+w) (1 - p_x)^(m-k), exact (= E[Phi_k(m)] / C(m, k) for w = 0)."""
-    return sum(x ** (k + w) * (1 - x) ** (m - k) for x in p)
+    """E of the atom: sum_x p_x^(k+w) (1 - p_x)^(m-k), exact (= E[Phi_k(m)] / C(m, k) for w = 0).
+
+    ``p``: rationals (Fractions, ints, or floats converted exactly by their binary value), each in
+    [0, 1] (the sum is not required: a plug-in sub-vector is fine); 0 <= k <= m <= 2000, 0 <= w <= 2000.
+    Returns a Fraction.
+    """
+    q = _g_values(p)
+    m = check_n("m", m, low=0, high=MAX_EXACT_N)
+    k = check_int("k", k, low=0, high=m)
+    w = check_int("w", w, low=0, high=MAX_EXACT_N)
+    return _g(q, m, k, w)
+
+
+def _g_values(p):
+    q = exact_sequence("p", p, max_len=MAX_EXACT_S)
+    if any(x < 0 or x > 1 for x in q):
+        raise ValueError(f"p must hold probabilities in [0, 1]; got min {float(min(q)):.3g}, max {float(max(q)):.3g}")
+    return q
+
+
+def _g(q, m, k, w=0):
+    return sum(x ** (k + w) * (1 - x) ** (m - k) for x in q)
 
 
 def _pair_exact(vals, mult, a1, a2):
@@ -181,21 +218,31 @@ def _pair_exact(vals, mult, a1, a2):
     return total / norm
 
 
-def exact_moments_rational(estimator: Estimator, p, n: int, coef=None) -> dict:
-    """Exact moments in rational arithmetic (``p`` as Fractions summing to 1 exactly).
+def _exact_coef(estimator, coef):
+    if coef is None:
+        return estimator.rational_coef()
+    return exact_sequence("coef", coef, length=estimator.n_terms)
 
-    ``coef`` optionally gives exact (Fraction) Phi-coefficients instead of ``estimator.coef``.
+
+def exact_moments_rational(estimator: Estimator, p, n: int, coef=None) -> dict:
+    """Exact moments in rational arithmetic.
+
+    ``p``: rationals summing to 1 exactly (Fractions; floats are converted exactly, by their binary
+    value).  The Phi-coefficients are rationals by default: ``coef`` if given, else the estimator's
+    ``exact_coef`` (set by :func:`good_turing` and :func:`minimal_bias`, e.g. exactly 1/n), else the
+    exact binary value of each float in ``estimator.coef`` (``Fraction(float)``, exact but not 1/n).
+    At most 1000 classes and n <= 2000 (pure-Python rationals).
     Returns a dict of Fractions: mean, mean_m0, bias, var, var_m0, cov, mse.
     """
     q = _as_fractions(p)
-    n = check_int("n", n, low=1)
+    n = check_n("n", n, high=MAX_EXACT_N)
     _check_estimator(estimator, n)
-    coef = [Fraction(c) for c in estimator.coef] if coef is None else [Fraction(c) for c in coef]
+    coef = _exact_coef(estimator, coef)
     vals = sorted(set(x for x in q if x > 0))
     mult = [sum(1 for x in q if x == v) for v in vals]
     atoms = [(int(a), int(b), 0) for a, b in zip(estimator.m, estimator.k)] + [(n, 0, 1)]
     g = [c * math.comb(a, b) for c, (a, b, _) in zip(coef, atoms)] + [Fraction(-1)]
-    mu = [g_exact(q, a, b, w) for (a, b, w) in atoms]
+    mu = [_g(q, a, b, w) for (a, b, w) in atoms]
     G = [[None] * len(atoms) for _ in atoms]
     for i, j in itertools.combinations_with_replacement(range(len(atoms)), 2):
         G[i][j] = G[j][i] = _pair_exact(vals, mult, atoms[i], atoms[j])
@@ -210,14 +257,17 @@ def exact_moments_rational(estimator: Estimator, p, n: int, coef=None) -> dict:
 
 
 def brute_force_moments(estimator: Estimator, p, n: int, coef=None) -> dict:
-    """Moments by enumerating all S^n sample sequences, exactly (tiny S and n only)."""
+    """Moments by enumerating all S^n sample sequences, exactly (tiny S and n only: S^n <= 300000).
+
+    ``p`` and the coefficients as in :func:`exact_moments_rational` (rationals by default).
+    """
     q = _as_fractions(p)
-    n = check_int("n", n, low=1)
+    n = check_n("n", n, high=64)
     _check_estimator(estimator, n)
     S = len(q)
     if S ** n > 300_000:
-        raise ValueError(f"brute force needs S^n <= 300000; got S={S}, n={n}")
-    coef = [Fraction(c) for c in estimator.coef] if coef is None else [Fraction(c) for c in coef]
+        raise ValueError(f"brute force needs S^n <= 300000; got S={S}, n={n}: reduce n or the length of p")
+    coef = _exact_coef(estimator, coef)
     terms = list(zip(coef, estimator.m.tolist(), estimator.k.tolist()))
     E1 = E2 = EM = EM2 = EXM = Fraction(0)
     for seq in itertools.product(range(S), repeat=n):

@@ -17,19 +17,27 @@ import numpy as np
 from theorylab.core import check_int, check_probability_vector
 
 from . import _kernels as K
+from ._checks import check_n, check_prob_like
 from .moments import _logfact, group_probabilities
 
+#: largest n (the log-factorial table and the pairwise sums grow with it) and atom window
+MAX_OPT_N = 10**4
+MAX_WINDOW, MAX_K = 50, 50
 
-def family_optimum(p, n: int, *, window: int = 6, k_max: int = 8) -> dict:
+
+def family_optimum(p, n: int, *, window: int | None = None, k_max: int = 8) -> dict:
     """Smallest MSE of an expectation-preserving estimator over the atom window, and GT's MSE.
+
+    ``window``: atoms m in [n - window, n + 1], 0 <= window <= min(n - 1, 50); default min(6, n - 1).
+    ``k_max``: 1 <= k <= k_max <= 50.  2 <= n <= 10**4.
 
     Returns a dict with ``optimum_mse``, ``gt_mse``, ``ratio``, ``null_dim`` (free directions)
     and ``residual`` (max violation of the identity on the grid, scaled rows).
     """
-    p = check_probability_vector("p", p)
-    n = check_int("n", n, low=2)
-    window = check_int("window", window, low=0, high=n - 1)
-    k_max = check_int("k_max", k_max, low=1)
+    p = check_prob_like("p", p)
+    n = check_n("n", n, low=2, high=MAX_OPT_N)
+    window = min(6, n - 1) if window is None else check_int("window", window, low=0, high=min(n - 1, MAX_WINDOW))
+    k_max = check_int("k_max", k_max, low=1, high=MAX_K)
     gen = [(m, k) for m in range(n - window, n + 2) for k in range(1, min(m, k_max) + 1)]
     proj = sorted({(min(m, n), k) for m, k in gen if k <= min(m, n)})
     P = np.zeros((len(proj), len(gen)))
@@ -56,5 +64,10 @@ def family_optimum(p, n: int, *, window: int = 6, k_max: int = 8) -> dict:
     opt = float(G[0, 0] - 2 * b @ x + x @ A @ x)
     i = proj.index((n, 1))
     gt = float(G[0, 0] - 2 * G[1 + i, 0] + G[1 + i, 1 + i])
+    if not (np.isfinite(opt) and np.isfinite(gt) and gt > 0):
+        from theorylab.core import SimulationDiverged
+
+        raise SimulationDiverged(f"family_optimum: non-finite or zero MSE (optimum {opt}, GT {gt}) with n={n}, "
+                                 f"window={window}, k_max={k_max}")
     return dict(optimum_mse=opt, gt_mse=gt, ratio=opt / gt, null_dim=int(N.shape[1]),
                 residual=float(np.abs(C @ (a0 + N @ z) - rhs).max()), atoms=len(gen))

@@ -13,6 +13,7 @@ from theorylab.core import check_int, check_probability_vector, spawn_seeds
 from theorylab.core.validate import _fmt
 
 from . import _kernels as K
+from ._checks import MAX_LABELS, MAX_N, MAX_S, MAX_TABLE_N, check_n, check_prob_like
 
 
 def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
@@ -28,10 +29,11 @@ def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
     reps : int, optional
         If given, return ``reps`` independent samples as an array (reps, n); path r is seeded
         by ``spawn_seeds(seed, reps)[r]``, so results do not depend on the thread count.
+        Budget: n <= 10**6 and reps * n <= 10**8 labels (800 MB).
     """
-    p = check_probability_vector("p", p)
-    n = check_int("n", n, low=1)
-    R = 1 if reps is None else check_int("reps", reps, low=1)
+    p = check_prob_like("p", p)
+    n = check_n("n", n)
+    R = 1 if reps is None else check_int("reps", reps, low=1, high=MAX_LABELS // n)
     cdf = np.cumsum(p)
     cdf[-1] = 1.0
     labels = K.sample_labels_batch(cdf, n, spawn_seeds(seed, R))
@@ -39,7 +41,10 @@ def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
 
 
 def _as_labels(labels, name="sample"):
-    arr = np.asarray(labels)
+    try:
+        arr = np.asarray(labels)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-d array of integer class labels; got {_fmt(labels)}") from exc
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-d array of class labels; got shape {arr.shape}")
     if arr.size == 0:
@@ -49,11 +54,16 @@ def _as_labels(labels, name="sample"):
             arr = arr.astype(np.int64)
         else:
             raise TypeError(f"{name} labels must be integers; got dtype {arr.dtype}")
+    if arr.size > MAX_N:
+        raise ValueError(f"{name} must have at most {MAX_N} observations; got {arr.size}")
     return arr.astype(np.int64)
 
 
 def _as_counts(counts, name="counts"):
-    arr = np.asarray(counts)
+    try:
+        arr = np.asarray(counts)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-d integer count vector; got {_fmt(counts)}") from exc
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-d count vector; got shape {arr.shape}")
     if arr.size == 0:
@@ -66,22 +76,28 @@ def _as_counts(counts, name="counts"):
         raise TypeError(f"{name} must be integer counts; got dtype {arr.dtype}")
     if np.any(arr < 0):
         raise ValueError(f"{name} must be non-negative; got minimum {int(arr.min())}")
-    if arr.sum() == 0:
+    if arr.size > MAX_S:
+        raise ValueError(f"{name} must have at most {MAX_S} classes; got {arr.size}")
+    total = int(arr.astype(object).sum())
+    if total == 0:
         raise ValueError(f"{name} must describe a non-empty sample; all counts are 0")
+    if total > MAX_N:
+        raise ValueError(f"{name} must sum to at most {MAX_N} observations; got {total}")
     return arr.astype(np.int64)
 
 
 def relabel(labels, S: int | None = None):
     """Map arbitrary integer labels to 0..(#distinct - 1); return (labels, S).
 
-    ``S`` (the number of classes) must be at least the number of observed classes.
+    ``S`` (the number of classes) must be at least the number of observed classes (and <= 10**7).
     """
-    arr = _as_labels(labels)
+    if S is not None:
+        S = check_int("S", S, low=1, high=MAX_S)
+    arr = _as_labels(labels, "labels")
     _, inv = np.unique(arr, return_inverse=True)
     seen = int(inv.max()) + 1
     if S is None:
         S = seen
-    S = check_int("S", S, low=1)
     if S < seen:
         raise ValueError(f"S must be >= the number of observed classes ({seen}); got {S}")
     return inv.astype(np.int64), S
@@ -90,7 +106,7 @@ def relabel(labels, S: int | None = None):
 def counts_from_sample(labels, S: int | None = None) -> np.ndarray:
     """Count vector N_x(n) (observed classes first, then S - #observed zeros)."""
     inv, S = relabel(labels, S)
-    return np.bincount(inv, minlength=S).astype(np.int64)
+    return np.bincount(inv, minlength=S).astype(np.int64)  # S <= 10**7 (relabel)
 
 
 def frequencies_of_frequencies(sample=None, *, counts=None) -> np.ndarray:
@@ -101,7 +117,7 @@ def frequencies_of_frequencies(sample=None, *, counts=None) -> np.ndarray:
     """
     if (sample is None) == (counts is None):
         raise ValueError("give exactly one of sample (labels) or counts (a count vector)")
-    c = counts_from_sample(sample) if counts is None else _as_counts(counts)
+    c = np.unique(_as_labels(sample, "sample"), return_counts=True)[1] if counts is None else _as_counts(counts)
     n = int(c.sum())
     return np.bincount(c, minlength=n + 2).astype(np.int64)
 
@@ -109,7 +125,11 @@ def frequencies_of_frequencies(sample=None, *, counts=None) -> np.ndarray:
 def phi_prefix_matrix(labels, S: int | None = None) -> np.ndarray:
     """Phi[m, k] = #{x : N_x(m) = k}, m = 0..n (prefix of the first m labels), k = 0..n+1.
 
-    Column 0 uses ``S`` (default: the number of observed classes).
+    Column 0 uses ``S`` (default: the number of observed classes).  n <= 9998 (the table has
+    (n+1)(n+2) <= 10**8 entries).
     """
     inv, S = relabel(labels, S)
+    if inv.size > MAX_TABLE_N:
+        raise ValueError(f"labels must have at most {MAX_TABLE_N} observations for the (n+1) x (n+2) prefix table; "
+                         f"got n = {inv.size}")
     return K.phi_prefix_matrix(inv, S)

@@ -44,10 +44,23 @@ import pandas as pd
 from theorylab.core import as_generator, check_int, check_probability_vector, check_real, child_seed
 
 from . import _kernels as K
+from ._checks import (MAX_GENERATIONS, MAX_PARENTS, MAX_TABLE_N, check_bool, check_genome, check_n, check_prob_like,
+                      check_rng, check_str_choice)
 from .distributions import DISTRIBUTIONS, make_distribution
 from .estimators import Estimator, good_turing, times_comb
-from .moments import _logfact, exact_moments, g_exact, group_probabilities
-from .sampling import _as_counts, counts_from_sample, sample as draw_sample
+from .moments import _g, _g_values, _logfact, exact_moments, group_probabilities
+
+PROJECTIONS = ("normalised", "phi")
+VARIANTS = ("identity", "authors_code")
+PRUNE_SCALES = ("normalised", "phi")
+#: the search's sample size: its Gram matrix and log-factorials grow with n
+MAX_SEARCH_N = MAX_TABLE_N
+from .sampling import _as_counts, _as_labels, sample as draw_sample
+
+
+def _sample_counts(sample):
+    """Counts of the observed classes of a label array (in label order, as counts_from_sample)."""
+    return np.unique(_as_labels(sample, "sample"), return_counts=True)[1].astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------
@@ -65,7 +78,7 @@ def plug_in_distribution(sample=None, *, counts=None) -> np.ndarray:
     """
     if (sample is None) == (counts is None):
         raise ValueError("give exactly one of sample (labels) or counts (a count vector)")
-    c = counts_from_sample(sample) if counts is None else _as_counts(counts)
+    c = _sample_counts(sample) if counts is None else _as_counts(counts)
     c = c[c > 0]
     n = int(c.sum())
     phi = np.bincount(c, minlength=n + 2)
@@ -96,6 +109,8 @@ def plug_in_distribution(sample=None, *, counts=None) -> np.ndarray:
 
 def start_genome(n: int, exact: bool = False) -> dict:
     """{(n+1, 1): 1}: E[g_1(n+1)] = E[M_0(n)]."""
+    n = check_n("n", n)
+    exact = check_bool("exact", exact)
     return {(n + 1, 1): Fraction(1) if exact else 1.0}
 
 
@@ -117,7 +132,21 @@ def mutate(genome: dict, n: int, rng, *, exact: bool = False, prune_tol: float =
     With ``exact=True`` the moved fraction r is a Fraction (r = 1 or j/1000) so that the
     coefficients stay exact rationals.  ``prune_tol`` > 0 drops terms with |a| <= prune_tol
     afterwards; that step (not the mutation) changes the expectation, and the fitness sees it.
+    ``rng`` must be a numpy Generator; ``genome`` a non-empty dict with keys m <= n + 1.
     """
+    n = check_n("n", n)
+    check_genome("genome", genome, n=n)
+    if not genome:
+        raise ValueError("genome must have at least one term; got an empty dict")
+    check_rng("rng", rng)
+    exact = check_bool("exact", exact)
+    prune_tol = check_real("prune_tol", prune_tol, low=0.0)
+    check_str_choice("variant", variant, VARIANTS)
+    check_str_choice("prune_scale", prune_scale, PRUNE_SCALES)
+    return _mutate(genome, n, rng, exact, prune_tol, variant, prune_scale)
+
+
+def _mutate(genome, n, rng, exact, prune_tol, variant, prune_scale):
     keys = sorted(genome)
     m, k = keys[int(rng.integers(len(keys)))]
     cases = allowed_cases(m, k, n)
@@ -149,8 +178,11 @@ def mutate(genome: dict, n: int, rng, *, exact: bool = False, prune_tol: float =
 
 
 def genome_expectation(genome: dict, p) -> Fraction:
-    """sum a * E[g_k(m)] under p (exact for Fraction p and coefficients)."""
-    return sum(a * g_exact(p, m, k) for (m, k), a in genome.items())
+    """sum a * E[g_k(m)] under p, exact (p as rationals, floats converted exactly; Fraction
+    coefficients stay exact, float ones make the result a float)."""
+    check_genome("genome", genome)
+    q = _g_values(p)
+    return sum(a * _g(q, m, k) for (m, k), a in genome.items())
 
 
 def project(genome: dict, n: int, projection: str = "normalised") -> dict:
@@ -159,6 +191,13 @@ def project(genome: dict, n: int, projection: str = "normalised") -> dict:
     ``projection="normalised"``: a g_k(n+1) -> a g_k(n); ``"phi"`` (the authors' code):
     coef Phi_k(n+1) -> coef Phi_k(n), i.e. a g_k(n+1) -> a (n+1-k)/(n+1) g_k(n).
     """
+    n = check_n("n", n)
+    check_genome("genome", genome, n=n)
+    check_str_choice("projection", projection, PROJECTIONS)
+    return _project(genome, n, projection)
+
+
+def _project(genome, n, projection="normalised"):
     out = {}
     for (m, k), a in genome.items():
         mm = min(m, n)
@@ -172,6 +211,8 @@ def project(genome: dict, n: int, projection: str = "normalised") -> dict:
 
 def to_estimator(genome: dict, n: int, name: str = "evolved", projection: str = "normalised") -> Estimator:
     """The estimator sum a/C(m, k) * Phi_k(m) of the projected genome."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str; got {name!r}")
     proj = project(genome, n, projection)
     if not proj:
         raise ValueError("the projected genome is empty (all terms cancelled)")
@@ -188,7 +229,9 @@ class MomentCache:
     """E[Y_i Y_j] for the normalised atoms met so far, plus M_0(n) (index 0), under ``p``."""
 
     def __init__(self, p, n: int, projection: str = "normalised"):
-        self.projection = projection
+        p = check_prob_like("p", p)
+        n = check_n("n", n, high=MAX_SEARCH_N)
+        self.projection = check_str_choice("projection", projection, PROJECTIONS)
         self.u, self.c = group_probabilities(p)
         self.n = n
         self.lf = _logfact(n + 2)
@@ -224,7 +267,7 @@ class MomentCache:
 
     def mse(self, genome: dict) -> float:
         """E[(projected estimator - M_0(n))^2]."""
-        proj = project(genome, self.n, self.projection)
+        proj = _project(genome, self.n, self.projection)
         if not proj:
             return float(self.G[0, 0])
         keys = list(proj)
@@ -253,6 +296,18 @@ class SearchResult:
     history: pd.DataFrame = field(repr=False)
     seconds: float = 0.0
     atoms: int = 0
+
+    def __post_init__(self):
+        check_genome("genome", self.genome)
+        if not isinstance(self.estimator, Estimator):
+            raise TypeError(f"estimator must be an Estimator; got {type(self.estimator).__name__}")
+        self.fitness = check_real("fitness", self.fitness, low=0.0)
+        self.initial_fitness = check_real("initial_fitness", self.initial_fitness, low=0.0)
+        self.generations = check_int("generations", self.generations, low=0)
+        if not isinstance(self.history, pd.DataFrame):
+            raise TypeError(f"history must be a pandas DataFrame; got {type(self.history).__name__}")
+        self.seconds = check_real("seconds", self.seconds, low=0.0)
+        self.atoms = check_int("atoms", self.atoms, low=0)
 
 
 def _tournament(pop, fit, size, count, rng):
@@ -287,17 +342,23 @@ def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tourna
         Terms with |a| <= prune_tol are dropped after a mutation (the authors' 1e-4).
     seed : int, SeedSequence or Generator
     """
-    p_search = check_probability_vector("p_search", p_search)
-    n = check_int("n", n, low=1)
-    max_terms = check_int("max_terms", max_terms, low=1)
-    n_parents = check_int("n_parents", n_parents, low=1)
-    tournament = check_int("tournament", tournament, low=1)
-    ngen = check_int("ngen", ngen, low=1)
-    block = check_int("block", block, low=1)
-    max_gen = check_int("max_gen", max_gen, low=ngen)
+    p_search = check_prob_like("p_search", p_search)
+    n = check_n("n", n, high=MAX_SEARCH_N)
+    max_terms = check_int("max_terms", max_terms, low=1, high=200)
+    n_parents = check_int("n_parents", n_parents, low=1, high=MAX_PARENTS)
+    tournament = check_int("tournament", tournament, low=1, high=MAX_PARENTS)
+    ngen = check_int("ngen", ngen, low=1, high=MAX_GENERATIONS)
+    block = check_int("block", block, low=1, high=MAX_GENERATIONS)
+    max_gen = check_int("max_gen", max_gen, low=ngen, high=MAX_GENERATIONS)
+    if max_gen * n_parents > 10**7:
+        raise ValueError(f"max_gen * n_parents must be <= 1e7 fitness evaluations (about 10 minutes); got "
+                         f"max_gen={max_gen}, n_parents={n_parents}")
     improve_tol = check_real("improve_tol", improve_tol, low=0)
     stall_tol = check_real("stall_tol", stall_tol, low=0)
     prune_tol = check_real("prune_tol", prune_tol, low=0)
+    check_str_choice("variant", variant, VARIANTS)
+    check_str_choice("projection", projection, PROJECTIONS)
+    check_str_choice("prune_scale", prune_scale, PRUNE_SCALES)
     rng = as_generator(seed)
     t0 = time.perf_counter()
     cache = MomentCache(p_search, n, projection)
@@ -315,7 +376,7 @@ def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tourna
         parent_fit = {id(x): f for x, f in zip(pop, fit)}
         cand = [(x, parent_fit[id(x)]) for x in parents]
         for x in parents:
-            child, _ = mutate(x, n, rng, prune_tol=prune_tol, variant=variant, prune_scale=prune_scale)
+            child, _ = _mutate(x, n, rng, False, prune_tol, variant, prune_scale)
             if not child or len(child) > max_terms:
                 continue
             cand.append((child, cache.mse(child)))
@@ -342,10 +403,18 @@ def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tourna
 
 
 def search(sample=None, *, counts=None, n: int | None = None, seed=None, **ga) -> SearchResult:
-    """Distribution-free search from a sample alone: plug-in p, then :func:`evolve`."""
-    c = counts_from_sample(sample) if counts is None else _as_counts(counts)
+    """Distribution-free search from a sample alone: plug-in p, then :func:`evolve`.
+
+    Give exactly one of ``sample`` (labels) or ``counts``; ``n``, if given, must equal the sample size.
+    """
+    seed = as_generator(seed)  # validates seed first (named in its errors)
+    if n is not None:
+        n = check_n("n", n, high=MAX_SEARCH_N)
+    if (sample is None) == (counts is None):
+        raise ValueError("give exactly one of sample (labels) or counts (a count vector)")
+    c = _sample_counts(sample) if counts is None else _as_counts(counts)
     n_obs = int(c.sum())
-    if n is not None and check_int("n", n, low=1) != n_obs:
+    if n is not None and n != n_obs:
         raise ValueError(f"n must equal the sample size {n_obs}; got {n}")
     return evolve(plug_in_distribution(counts=c), n_obs, seed=seed, **ga)
 
@@ -356,10 +425,9 @@ def search_run(distribution: str, S: int, n: int, *, seed=0, **ga) -> dict:
     Returns a dict with the exact MSE of the evolved estimator and of Good–Turing under the
     true p, their ratio, success (evolved < Good–Turing), generations, the formula, seconds.
     """
-    if distribution not in DISTRIBUTIONS:
-        raise ValueError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}; got {distribution!r}")
-    S = check_int("S", S, low=1)
-    n = check_int("n", n, low=1)
+    check_str_choice("distribution", distribution, DISTRIBUTIONS)
+    S = check_int("S", S, low=1, high=10**5)
+    n = check_n("n", n, high=MAX_SEARCH_N)
     p = make_distribution(distribution, S, seed=child_seed(seed, "p"))
     labels = draw_sample(p, n, seed=child_seed(seed, "sample"))
     res = search(labels, seed=child_seed(seed, "ga"), **ga)
