@@ -34,7 +34,7 @@ def _numpy_reference(x0, h, sig, eta, dt, n_steps, n_paths, seed):
 
 
 def _engine(x0, H_row, sig, p, dt, n_steps, seeds):
-    return K.em_run(K.SIGNSGD, x0, x0.size, H_row, sig, p, K.NO_TABLE, 0.0, dt, n_steps, n_steps, seeds)
+    return K.em_run(K.SIGNSGD, x0, x0.size, H_row, sig, p, K.NO_TABLE, 0.0, dt, n_steps, n_steps, seeds, 1e300)
 
 
 @benchmark("adaptive_sde", "signsgd_sde_step")

@@ -60,9 +60,9 @@ def test_levels_coupling_finest_level_equals_plain_run():
     """The finest level of em_levels is exactly em_run with the same seed (same increments)."""
     p = np.array([0.5, 0.5])
     yT, WT, _ = K.em_levels(K.GBM, np.array([1.0]), 1, np.zeros((1, 1)), np.ones(1), p, np.zeros(2), 1.0, 16,
-                            np.array([4, 1]), SEEDS)
+                            np.array([4, 1]), SEEDS, 1e6)
     st, _ = K.em_run(K.GBM, np.array([1.0]), 1, np.zeros((1, 1)), np.ones(1), p, np.zeros(2), 0.0, 1 / 16, 16, 16,
-                     SEEDS)
+                     SEEDS, 1e6)
     np.testing.assert_allclose(yT[:, 1, 0], st[:, -1, 0], rtol=1e-13)
 
 
@@ -203,7 +203,7 @@ Q = sde.Quadratic.diagonal([1.0, 2.0])
     (dict(eta=-1e-3), "eta must be"),
     (dict(sigma=0.0), "sigma must be"),
     (dict(sigma=[1.0, -1.0]), "sigma must be positive in every coordinate"),
-    (dict(sigma=[1.0, 1.0, 1.0]), r"sigma must have shape \(2\)"),
+    (dict(sigma=[1.0, 1.0, 1.0]), r"sigma must have shape \(2,?\)"),
     (dict(noise="student_t", nu=0.0), "nu must be"),
     (dict(noise="student_t", nu=-2.0), "nu must be"),
     (dict(noise="student_t"), "nu must be given"),
@@ -219,7 +219,7 @@ def test_bad_input_optimizer(kw, match):
 
 
 def test_bad_shapes_and_names():
-    with pytest.raises(ValueError, match=r"x0 must have shape \(2\)"):
+    with pytest.raises(ValueError, match=r"x0 must have shape \(2,?\)"):
         sde.run_optimizer("sgd", Q, [1.0, 2.0, 3.0], eta=0.1, sigma=1.0, n_steps=2)
     with pytest.raises(ValueError, match="optimizer must be one of"):
         sde.run_optimizer("adam", Q, 1.0, eta=0.1, sigma=1.0, n_steps=2)
@@ -242,11 +242,85 @@ def test_bad_shapes_and_names():
 
 
 def test_diverging_optimizer_and_sde_raise():
+    """Outside the stability range (eta L >= 2) SGD, its SDE and the pair refuse before simulating,
+    naming the parameters and the stable range."""
     q = sde.Quadratic.diagonal([1.0])
-    with pytest.raises(SimulationDiverged, match=r"sgd optimizer diverged .* on path \d+ at step \d+"):
+    with pytest.raises(SimulationDiverged, match=r"sgd \(eta=3\) diverges: .* = 3 >= 2.*choose step < 2"):
         sde.run_optimizer("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
-    with pytest.raises(SimulationDiverged, match=r"sgd SDE diverged .* at SDE step \d+"):
+    with pytest.raises(SimulationDiverged, match=r"Euler–Maruyama of the sgd SDE .* diverges"):
         sde.run_sde("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
+    with pytest.raises(SimulationDiverged, match=r"sgd \(eta=3\) diverges"):
+        sde.run_coupled("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
+    with pytest.raises(SimulationDiverged, match=r"rmspropw \(eta=0.5\) diverges: step \* theta"):
+        sde.run_optimizer("rmspropw", q, 1.0, eta=0.5, sigma=1.0, theta=5.0, n_steps=10, n_paths=2)
+
+
+def test_divergence_guard_is_derived_not_1e100():
+    """Issue 13: SGD at eta = 1.01 on h = 1..10 returned losses of 7e34 and stationary_loss at
+    eta = 0.5 a loss of 4e64 with a CI; both now raise, naming eta."""
+    from theorylab.sde.measure import stationary_loss
+    q = sde.Quadratic.diagonal(np.linspace(1.0, 10.0, 10))
+    with pytest.raises(SimulationDiverged, match=r"eta=1.01.*choose step < 0.2"):
+        sde.run_optimizer("sgd", q, 1.0, eta=1.01, sigma=1.0, n_steps=100, n_paths=4)
+    with pytest.raises(SimulationDiverged, match=r"eta=0.5"):
+        stationary_loss("sgd", q, eta=0.5, sigma=1.0, t_burn=3.0, t_avg=6.0, n_paths=10)
+    # inside the stability range the in-kernel bound is 1e6 x the run's own scale, not 1e100
+    b = sde.optimizers.state_bound("sgd", q, np.ones(10), eta=0.1, s=np.ones(10), noise="gaussian", nu=1.0,
+                                   beta2=0.999, n_draws=10)
+    assert b == pytest.approx(1e6 * max(1.0, np.sqrt(0.1)))
+    # a state beyond the bound stops the path and names its step: Euler–Maruyama of OU with
+    # theta dt = 5 multiplies x by -4 per step and crosses 1e6 x (|x0| + sigma sqrt T) = 5.5e6 at step 12 (4^12 = 1.7e7)
+    with pytest.raises(SimulationDiverged, match=r"ou SDE diverged \(non-finite or \|state\| > 5.47e\+06\) on path "
+                                                 r"\d+ at step 1[123]; .*theta=10"):
+        sde.simulate_test_sde("ou", 1.0, t_end=20.0, dt=0.5, n_paths=3, theta=10.0, sigma=1.0)
+
+
+def test_cauchy_draw_never_divides_by_an_exact_zero(monkeypatch):
+    """The ziggurat returns exactly 0.0 about once in 2^32 draws; a Cauchy draw z / w redraws w."""
+    draws = iter([1.5, 0.0, 0.0, -3.0])
+    monkeypatch.setattr(K, "normal", lambda state: next(draws))
+    assert K.student_t.py_func(1.0, None) == -0.5
+
+
+def test_eps_zero_refused_and_a_failing_kernel_does_not_poison_later_calls():
+    """Issue 13: eps = 0 in AdamW gave all-NaN losses, then SystemError on every later call (a
+    ZeroDivisionError raised inside prange).  The API refuses eps <= 0 for RMSpropW/AdamW; the kernels
+    use numpy's error model, so even a 0/0 fed to the kernel directly is a NaN the guard sees."""
+    q = sde.Quadratic.diagonal([1.0, 2.0])
+    for opt in ("rmspropw", "adamw"):
+        with pytest.raises(ValueError, match=r"eps must be a finite float in \(0\.0, inf\); got 0\.0"):
+            sde.run_optimizer(opt, q, 0.0, eta=0.01, sigma=1e-200, n_steps=10, n_paths=4, eps=0.0)
+    assert sde.run_optimizer("sgd", q, 0.0, eta=0.01, sigma=1.0, n_steps=3, n_paths=2, eps=0.0).loss.shape == (2, 4)
+    p = _p_opt(eps=0.0, theta=0.0)
+    for _ in range(2):   # the second call used to raise SystemError
+        loss, _, diverged = K.opt_run(K.OPT_ADAMW, np.zeros(2), np.zeros(2), q.kernel_H, np.full(2, 1e-200), p, 10, 1,
+                                      SEEDS, 1e6)
+        assert np.all(diverged >= 1)
+    ok = sde.run_optimizer("adamw", q, 1.0, eta=0.01, sigma=1.0, n_steps=10, n_paths=4)
+    assert np.all(np.isfinite(ok.loss))
+
+
+def test_heavy_tailed_stable_run_is_not_flagged_and_nu_floor():
+    """SGD under Cauchy noise is heavy-tailed but stable: the bound grows like n_draws^(1/nu), so it
+    does not fire; nu below NU_MIN (draws could underflow the chi-square) is refused."""
+    q = sde.Quadratic.diagonal([1.0])
+    run = sde.run_optimizer("sgd", q, 0.0, eta=0.02, sigma=1.0, n_steps=250, n_paths=2 ** 12, noise="student_t",
+                            nu=1.0, record_every=250, seed=3)
+    assert np.all(np.isfinite(run.loss))
+    with pytest.raises(ValueError, match=r"nu must be a finite float in \[0\.25, inf\)"):
+        sde.run_optimizer("signsgd", q, 0.0, eta=0.02, sigma=1.0, n_steps=5, noise="student_t", nu=0.1)
+
+
+def test_sizes_are_checked_against_a_budget_before_allocating():
+    q = sde.Quadratic.diagonal([1.0])
+    with pytest.raises(ValueError, match=r"n_paths \* n_records \* dim = .* exceeds the output budget"):
+        sde.run_optimizer("sgd", q, 1.0, eta=0.1, sigma=1.0, n_steps=10 ** 6, n_paths=10 ** 4)
+    with pytest.raises(ValueError, match=r"n_paths \* n_steps \* dim = .* exceeds the work budget"):
+        sde.run_optimizer("sgd", q, 1.0, eta=0.1, sigma=1.0, n_steps=10 ** 9, n_paths=10 ** 4, record_every=10 ** 9)
+    with pytest.raises(ValueError, match="levels must be integers in"):
+        sde.convergence_table("gbm", 1.0, t_end=1.0, levels=[2, 62], n_paths=10, mu=0.1, sigma=0.1)
+    with pytest.raises(TypeError, match="takes the parameters theta, sigma, mu"):
+        sde.simulate_test_sde("ou", 1.0, t_end=1.0, dt=0.5, sigma=1.0)
 
 
 # ---------------------------------------------------------------------------- fast RNG, erf table
@@ -274,7 +348,7 @@ def test_signsgd_benchmark_kernel_matches_engine():
     seeds = spawn_seeds(3, 4)
     fused = K.signsgd_sde_final(np.ones(d), h, sig, 0.01, 0.01, 50, seeds)
     states, _ = K.em_run(K.SIGNSGD, np.ones(d), d, h[None, :].copy(), sig, np.array([0.01, 0, 0, 0, 0, 0.0]),
-                         K.NO_TABLE, 0.0, 0.01, 50, 50, seeds)
+                         K.NO_TABLE, 0.0, 0.01, 50, 50, seeds, 1e6)
     np.testing.assert_allclose(fused, states[:, -1], rtol=1e-12, atol=1e-15)
 
 
@@ -286,8 +360,8 @@ def test_fused_signsgd_step_equals_generic_em_step():
     sig = np.full(d, 0.7)
     seeds = spawn_seeds(8, 5)
     p = np.array([0.01, 0, 0, 0, 0, 0.0])
-    fused, _ = K.em_run(K.SIGNSGD, np.ones(d), d, h[None, :].copy(), sig, p, K.NO_TABLE, 0.0, 0.01, 60, 20, seeds)
-    generic, _ = K.em_run(K.SIGNSGD, np.ones(d), d, np.diag(h), sig, p, K.NO_TABLE, 0.0, 0.01, 60, 20, seeds)
+    fused, _ = K.em_run(K.SIGNSGD, np.ones(d), d, h[None, :].copy(), sig, p, K.NO_TABLE, 0.0, 0.01, 60, 20, seeds, 1e6)
+    generic, _ = K.em_run(K.SIGNSGD, np.ones(d), d, np.diag(h), sig, p, K.NO_TABLE, 0.0, 0.01, 60, 20, seeds, 1e6)
     np.testing.assert_allclose(fused, generic, rtol=1e-10, atol=1e-13)
 
 
@@ -331,8 +405,8 @@ def test_diagonal_hessian_fast_path_equals_dense():
     assert sde.Quadratic.rotated(h, seed=0).kernel_H.shape == (3, 3)
     seeds = spawn_seeds(5, 3)
     p = _p_opt(noise=0.0)
-    a = K.opt_run(K.OPT_ADAMW, np.ones(3), np.ones(3), q.kernel_H, np.ones(3), p, 20, 5, seeds)
-    b = K.opt_run(K.OPT_ADAMW, np.ones(3), np.ones(3), q.H, np.ones(3), p, 20, 5, seeds)
+    a = K.opt_run(K.OPT_ADAMW, np.ones(3), np.ones(3), q.kernel_H, np.ones(3), p, 20, 5, seeds, 1e6)
+    b = K.opt_run(K.OPT_ADAMW, np.ones(3), np.ones(3), q.H, np.ones(3), p, 20, 5, seeds, 1e6)
     np.testing.assert_array_equal(a[0], b[0])
 
 
@@ -401,7 +475,7 @@ def test_bad_input_sde_and_theory():
         sde.run_coupled("signsgd", Q, 1.0, eta=0.1, sigma=0.0, n_steps=2)
     with pytest.raises(ValueError, match="nu must be"):
         sde.run_sde("signsgd", Q, 1.0, eta=0.1, sigma=1.0, n_steps=2, noise="student_t", nu=-1.0)
-    with pytest.raises(ValueError, match=r"v0 must have shape \(2\)"):
+    with pytest.raises(ValueError, match=r"v0 must have shape \(2,?\)"):
         sde.run_sde("rmspropw", Q, 1.0, eta=0.1, sigma=1.0, n_steps=2, v0=[1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="H must be symmetric"):
         sde.Quadratic(np.array([[1.0, 0.5], [0.0, 1.0]]))
@@ -421,9 +495,3 @@ def test_bad_input_sde_and_theory():
         sde.euler_maruyama(_ou_drift, _ou_diff, [1.0], t_end=1.0, dt=0.0, params=[1.0, 0.0, 1.0])
 
 
-def test_diverging_coupled_and_adaptive_sde_raise_with_step_and_path():
-    q = sde.Quadratic.diagonal([1.0])
-    with pytest.raises(SimulationDiverged, match=r"sgd optimizer/SDE pair diverged .* on path \d+ at step \d+"):
-        sde.run_coupled("sgd", q, 1.0, eta=3.0, sigma=1.0, n_steps=2000, n_paths=3)
-    with pytest.raises(SimulationDiverged, match=r"on path \d+ at step \d+"):
-        sde.run_optimizer("rmspropw", q, 1.0, eta=1e200, sigma=1.0, n_steps=5, n_paths=2)

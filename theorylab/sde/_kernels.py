@@ -13,9 +13,14 @@ come from one piecewise-cubic (Hermite) table, :func:`erf_sde_coeffs`, accurate 
 1e-9 (tested against scipy.special.erf); it replaces a libm ``erf`` and a ``sqrt`` per
 element-step, which were 3/4 of the step's cost.
 
-A path that becomes non-finite (or exceeds ``BLOWUP`` in absolute value) is stopped and its
-step is returned in ``diverged`` (``-1`` if it did not diverge); the Python layer raises
-:class:`theorylab.core.SimulationDiverged` naming the step and path.
+A path whose state becomes non-finite or exceeds ``bound`` in absolute value (checked after
+every step; ``bound`` is derived from the problem by the Python layer, see
+:func:`theorylab.sde.optimizers.state_bound`) is stopped and its step is returned in
+``diverged`` (``-1`` if it did not diverge); the Python layer raises
+:class:`theorylab.core.SimulationDiverged` naming the step, path and parameters.  Kernels are
+compiled with ``error_model="numpy"``: a division by zero gives inf/NaN (caught by the same
+check) instead of raising inside a ``prange`` region, which would leave the dispatcher in a
+broken state (``SystemError ... returned a result with an exception set`` on later calls).
 
 Built-in SDE models (``model`` argument); state ``y`` and diagonal noise on the first
 ``n_noise`` components:
@@ -59,7 +64,6 @@ from theorylab.core._rng import normal, seed_state, uniform
 
 OU, GBM, SGD, SIGNSGD, RMSPROPW, ADAMW = 0, 1, 2, 3, 4, 5
 OPT_SGD, OPT_SIGNSGD, OPT_RMSPROPW, OPT_ADAMW = 0, 1, 2, 3
-BLOWUP = 1e100
 NO_TABLE = np.zeros(2)      # the ``tab`` argument of models that do not read a table
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 
@@ -88,7 +92,7 @@ ERF_TAB, ERF_INV_H = _erf_table()
 ERF_N = ERF_TAB.shape[0]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def erf_sde_coeffs(y):
     """``(S, G) = (erf(y / sqrt 2), sqrt(1 - S^2))`` from the Hermite table (|err| < 1e-9)."""
     a = abs(y) * ERF_INV_H
@@ -101,7 +105,7 @@ def erf_sde_coeffs(y):
     return (s if y >= 0 else -s), g
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def std_gamma(a, state):
     """A Gamma(a, 1) draw (Marsaglia & Tsang, ACM TOMS 26(3), 2000; a < 1 by the boost
     Gamma(a) = Gamma(a + 1) U^(1/a))."""
@@ -122,17 +126,21 @@ def std_gamma(a, state):
             return boost * d * v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def student_t(nu, state):
     """A Student-t(nu) draw ``Z / sqrt(chi2_nu / nu)``, chi2_nu = 2 Gamma(nu / 2); Cauchy
     (nu = 1) as a ratio of two normals."""
     if nu == 1.0:
-        return normal(state) / normal(state)
+        z = normal(state)
+        w = normal(state)
+        while w == 0.0:           # the ziggurat returns exactly 0.0 about once in 2^32 draws
+            w = normal(state)
+        return z / w
     z = normal(state)
     return z / math.sqrt(2.0 * std_gamma(0.5 * nu, state) / nu)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fill_noise(kind, nu, seed, out):
     """``out`` filled with noise draws from a fresh state seeded by ``seed`` (for tests)."""
     state = np.empty(4, dtype=np.uint64)
@@ -141,7 +149,7 @@ def fill_noise(kind, nu, seed, out):
         out[i] = draw_noise(kind, nu, state)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sign_mean_table(y, tab):
     """S(y) by linear interpolation of ``tab`` = S(tan u), u uniform on [-pi/2, pi/2]."""
     n = tab.size
@@ -155,7 +163,7 @@ def sign_mean_table(y, tab):
     return (1.0 - w) * tab[k] + w * tab[k + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quad_grad(H, x, g):
     """g = H x: H symmetric (d, d), or a diagonal Hessian stored as its diagonal, shape (1, d)."""
     d = x.size
@@ -170,7 +178,7 @@ def quad_grad(H, x, g):
         g[i] = acc
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quad_loss(H, x):
     """f(x) = x^T H x / 2 (H dense (d, d) or its diagonal as shape (1, d))."""
     d = x.size
@@ -187,7 +195,7 @@ def quad_loss(H, x):
     return 0.5 * acc
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def draw_noise(kind, nu, state):
     """One standard noise draw: N(0, 1) (kind 0) or Student-t(nu) (kind 1; Cauchy for nu = 1)."""
     if kind == 0:
@@ -195,7 +203,7 @@ def draw_noise(kind, nu, state):
     return student_t(nu, state)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def em_step(model, t, dt, y, dw, H, sig, p, tab, g):
     """One Euler–Maruyama step of ``model`` in place; ``dw`` holds the Brownian increments."""
     if model == OU:
@@ -242,16 +250,17 @@ def em_step(model, t, dt, y, dw, H, sig, p, tab, g):
             x[i] += -((m[i] / g1) / (math.sqrt(vh) + eps) + theta * x[i]) * dt
 
 
-@njit(cache=True)
-def _bad(y):
+@njit(cache=True, error_model="numpy")
+def _bad(y, bound):
+    """True if a component of ``y`` is NaN/inf or exceeds ``bound`` in absolute value."""
     for i in range(y.size):
-        if not (abs(y[i]) < BLOWUP):
+        if not (abs(y[i]) <= bound):
             return True
     return False
 
 
-@njit(cache=True, parallel=True)
-def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, seeds):
+@njit(cache=True, parallel=True, error_model="numpy")
+def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, seeds, bound):
     """Euler–Maruyama paths of a built-in model; records the state every ``record_every`` steps.
 
     Returns ``(states (n_paths, n_rec, dim), diverged (n_paths,))``; record 0 is ``y0``.
@@ -280,7 +289,7 @@ def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, se
                 for j in range(n_noise):
                     dw[j] = sq_dt * normal(state)
                 em_step(model, t0 + k * dt, dt, y, dw, H, sig, p, tab, g)
-            if _bad(y):
+            if _bad(y, bound):
                 diverged[i] = k + 1
                 break
             if (k + 1) % record_every == 0:
@@ -288,8 +297,8 @@ def em_run(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_every, se
     return out, diverged
 
 
-@njit(cache=True, parallel=True)
-def em_levels(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, seeds):
+@njit(cache=True, parallel=True, error_model="numpy")
+def em_levels(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, seeds, bound):
     """Terminal values of Euler–Maruyama at several step sizes driven by ONE Brownian path.
 
     Level ``l`` takes steps of ``factors[l] * t_end / n_fine`` whose increments are sums of
@@ -325,7 +334,7 @@ def em_levels(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, seeds)
                 f = factors[l]
                 if (k + 1) % f == 0:
                     em_step(model, (k + 1 - f) * h, f * h, ys[l], acc[l], H, sig, p, tab, g)
-                    if _bad(ys[l]):
+                    if _bad(ys[l], bound):
                         bad = True
                     for j in range(dim):
                         acc[l, j] = 0.0
@@ -338,7 +347,7 @@ def em_levels(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, seeds)
     return yT, WT, diverged
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, noise, nu, xi):
     """One step ``k`` (1-based) of the discrete optimizer with gradient H x + sig * xi."""
     d = x.size
@@ -361,8 +370,8 @@ def opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, noise, 
             x[i] -= eta * (mh / (math.sqrt(vh) + eps) + theta * x[i])
 
 
-@njit(cache=True, parallel=True)
-def opt_run(kind, x0, v0, H, sig, p, n_steps, record_every, seeds):
+@njit(cache=True, parallel=True, error_model="numpy")
+def opt_run(kind, x0, v0, H, sig, p, n_steps, record_every, seeds, bound):
     """Discrete optimizer paths on f(x) = x^T H x / 2; records the loss every ``record_every``.
 
     ``p = [eta, beta1, beta2, eps, theta, noise, nu]``; ``v0`` initialises RMSpropW's second
@@ -392,7 +401,7 @@ def opt_run(kind, x0, v0, H, sig, p, n_steps, record_every, seeds):
             for j in range(d):
                 xi[j] = draw_noise(noise, nu, state)
             opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, noise, nu, xi)
-            if _bad(x):
+            if _bad(x, bound):
                 diverged[i] = k
                 bad = True
                 break
@@ -403,8 +412,8 @@ def opt_run(kind, x0, v0, H, sig, p, n_steps, record_every, seeds):
     return loss, xf, diverged
 
 
-@njit(cache=True, parallel=True)
-def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_every, seeds):
+@njit(cache=True, parallel=True, error_model="numpy")
+def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_every, seeds, bound):
     """The discrete optimizer and Euler–Maruyama of its SDE (``n_sub`` steps of eta/n_sub
     per optimizer step) driven by the same Gaussian numbers.
 
@@ -465,7 +474,7 @@ def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_
                     dw[j] = sq_dt * z
                 em_step(model, (k - 1) * eta + s * dt, dt, y, dw, H, sig, p_sde, tab, gs)
             opt_step(kind, k, x, m, v, g, eta, beta1, beta2, eps, theta, H, sig, 0, 1.0, xi)
-            if _bad(x) or _bad(y):
+            if _bad(x, bound) or _bad(y, bound):
                 diverged[i] = k
                 bad = True
                 break
@@ -478,7 +487,7 @@ def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_
     return lo, ls, diverged
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def signsgd_diag_step(x, c, dt, sq_eta_dt, state):
     """One Euler–Maruyama step of the Gaussian SignSGD SDE (Cor. 3.3) with a diagonal Hessian,
     ``Y_i = c_i x_i`` (``c = h / sig``), drawing the normals in coordinate order as ``em_run``
@@ -488,7 +497,7 @@ def signsgd_diag_step(x, c, dt, sq_eta_dt, state):
         x[j] += -s * dt + sq_eta_dt * g * normal(state)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def signsgd_sde_final(x0, H_diag, sig, eta, dt, n_steps, seeds):
     """Benchmark kernel: final state of the Gaussian SignSGD SDE (Cor. 3.3) with diagonal H.
 
@@ -510,8 +519,8 @@ def signsgd_sde_final(x0, H_diag, sig, eta, dt, n_steps, seeds):
     return out
 
 
-@njit
-def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b, state):
+@njit(error_model="numpy")
+def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b, state, bound):
     """One Euler–Maruyama path of a user SDE (drift/diffusion are jitted functions
     ``f(t, y, params, out)`` writing the drift and the diagonal diffusion into ``out``)."""
     dim = y0.size
@@ -526,15 +535,15 @@ def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every,
         diffusion(t, y, params, b)
         for j in range(dim):
             y[j] += a[j] * dt + b[j] * sq * normal(state)
-        if _bad(y):
+        if _bad(y, bound):
             return out, k + 1
         if (k + 1) % record_every == 0:
             out[(k + 1) // record_every] = y
     return out, -1
 
 
-@njit(parallel=True)
-def em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seeds):
+@njit(parallel=True, error_model="numpy")
+def em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seeds, bound):
     """Euler–Maruyama for user-supplied jitted drift/diffusion, parallel over paths.
 
     Not cached: numba compiles it once per (drift, diffusion) pair and process.
@@ -549,7 +558,7 @@ def em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seed
         seed_state(seeds[i], state)
         a = np.zeros(dim)
         b = np.zeros(dim)
-        path, dv = em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b, state)
+        path, dv = em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b, state, bound)
         res[i] = path
         diverged[i] = dv
     return res, diverged

@@ -21,6 +21,7 @@ import pandas as pd
 
 from theorylab.core import (SimulationDiverged, check_array, check_choice, check_int, check_positive,
                             check_real, spawn_seeds)
+from theorylab.core.validate import require_finite
 
 from . import _kernels as K
 
@@ -32,16 +33,49 @@ _EMPTY1 = np.ones(1)
 _TAB0 = np.zeros(2)
 
 
-def raise_if_diverged(diverged, *, what, step_unit="step", **context):
+#: Budgets checked before anything is allocated: the number of floats a call returns (1e8 floats
+#: are 800 MB) and the work ``n_paths * n_steps * dim`` (1e11 element-steps is hours on 2 cores;
+#: the full-scale claims use at most 4e8).
+MAX_OUTPUT = 10 ** 8
+MAX_WORK = 10 ** 11
+#: A path counts as diverged beyond ``BOUND_FACTOR`` times the problem's own scale (see the
+#: ``bound`` of each simulator): a stable run never comes within a factor 1e6 of it.
+BOUND_FACTOR = 1e6
+
+
+def check_budget(*, n_paths, n_steps, dim, n_rec):
+    """Refuse sizes beyond :data:`MAX_OUTPUT` (returned floats) or :data:`MAX_WORK` (element-steps)."""
+    out = int(n_paths) * int(n_rec) * int(dim)
+    if out > MAX_OUTPUT:
+        raise ValueError(f"n_paths * n_records * dim = {n_paths} * {n_rec} * {dim} = {out:.3g} floats exceeds the "
+                         f"output budget {MAX_OUTPUT:.0e}; use fewer paths or a larger record_every")
+    work = int(n_paths) * int(n_steps) * int(dim)
+    if work > MAX_WORK:
+        raise ValueError(f"n_paths * n_steps * dim = {n_paths} * {n_steps} * {dim} = {work:.3g} exceeds the work "
+                         f"budget {MAX_WORK:.0e} element-steps; split the run")
+
+
+def raise_if_diverged(diverged, *, what, bound, step_unit="step", **context):
     """Raise :class:`SimulationDiverged` naming the first diverged path and its step."""
     bad = np.flatnonzero(np.asarray(diverged) >= 0)
     if bad.size:
         i = int(bad[0])
         ctx = ", ".join(f"{k}={v!r}" for k, v in context.items())
         raise SimulationDiverged(
-            f"{what} diverged (non-finite or |y| > {K.BLOWUP:g}) on path {i} at {step_unit} "
+            f"{what} diverged (non-finite or |state| > {bound:.3g}) on path {i} at {step_unit} "
             f"{int(np.asarray(diverged)[i])}; {bad.size} of {len(diverged)} paths diverged"
             + (f"; {ctx}" if ctx else ""))
+
+
+def _test_sde_bound(model, x0, t_end, p):
+    """|X| bound of a diverged OU/GBM path: ``BOUND_FACTOR`` times a scale no exact path reaches
+    (OU: |x0| + |mu| + sigma sqrt(T), since Var X_t <= sigma^2 t; GBM: |x0| exp(max(mu - sigma^2/2, 0) T
+    + 10 sigma sqrt T), 10 standard deviations of the running maximum of |W|)."""
+    if model == "ou":
+        scale = abs(x0) + abs(p[1]) + p[2] * np.sqrt(t_end)
+    else:
+        scale = abs(x0) * np.exp(min(max(p[0] - p[1] ** 2 / 2, 0.0) * t_end + 10 * p[1] * np.sqrt(t_end), 690.0))
+    return float(min(BOUND_FACTOR * scale, 1e300))
 
 
 def _steps(t_end, dt):
@@ -54,7 +88,7 @@ def _steps(t_end, dt):
 
 
 def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_paths=100, record_every=1,
-                   seed=0):
+                   seed=0, bound=None):
     """Integrate ``dY = a(t, Y) dt + diag(b(t, Y)) dW`` by Euler–Maruyama on many paths.
 
     Parameters
@@ -71,6 +105,10 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
         Number of independent paths; the state is recorded every ``record_every`` steps.
     seed : int
         Root seed; path ``i`` uses ``spawn_seeds(seed, n_paths)[i]``.
+    bound : float, optional
+        A path whose state leaves ``|y_j| <= bound`` (or becomes non-finite) counts as diverged and
+        raises :class:`SimulationDiverged`; default ``1e6 * max(1, max |y0|)``.  Pass a bound
+        derived from your SDE if it legitimately grows further.
 
     Returns
     -------
@@ -85,11 +123,14 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
     t_end, dt, n = _steps(t_end, dt)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n)
-    params = check_array("params", np.atleast_1d(np.asarray(params, dtype=float)) if len(params) else
+    params = check_array("params", np.atleast_1d(np.asarray(params, dtype=float)) if np.size(params) else
                          np.zeros(1), ndim=1)
+    bound = BOUND_FACTOR * max(1.0, float(np.abs(y0).max())) if bound is None else check_positive("bound", bound)
+    check_budget(n_paths=n_paths, n_steps=n, dim=y0.size, n_rec=n // record_every + 1)
     seeds = spawn_seeds(seed, n_paths)
-    paths, diverged = K.em_generic(drift, diffusion, y0, params, t0, dt, n, record_every, seeds)
-    raise_if_diverged(diverged, what="euler_maruyama", dt=dt)
+    paths, diverged = K.em_generic(drift, diffusion, y0, params, t0, dt, n, record_every, seeds, bound)
+    raise_if_diverged(diverged, what="euler_maruyama", bound=bound, dt=dt)
+    require_finite("euler_maruyama paths", paths, dt=dt)
     times = t0 + dt * record_every * np.arange(paths.shape[1])
     return times, paths
 
@@ -100,6 +141,13 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
 
 def _model_params(model, params):
     model = check_choice("model", model, ("ou", "gbm"))
+    need = ("theta", "sigma") if model == "ou" else ("mu", "sigma")
+    allowed = need + (("mu",) if model == "ou" else ())
+    missing = [k for k in need if k not in params]
+    extra = sorted(set(params) - set(allowed))
+    if missing or extra:
+        raise TypeError(f"model={model!r} takes the parameters {', '.join(allowed)}; got {sorted(params)}"
+                        + (f" (missing {', '.join(missing)})" if missing else ""))
     if model == "ou":
         th = check_positive("theta", params["theta"])
         mu = check_real("mu", params.get("mu", 0.0))
@@ -121,9 +169,12 @@ def simulate_test_sde(model, x0, *, t_end, dt, n_paths=1000, record_every=1, see
     t_end, dt, n = _steps(t_end, dt)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n)
+    check_budget(n_paths=n_paths, n_steps=n, dim=1, n_rec=n // record_every + 1)
+    bound = _test_sde_bound(model, x0, t_end, p)
     states, diverged = K.em_run(code, np.array([x0]), 1, _EMPTY2, _EMPTY1, p, _TAB0, 0.0, dt, n,
-                                record_every, spawn_seeds(seed, n_paths))
-    raise_if_diverged(diverged, what=f"{model} SDE", dt=dt)
+                                record_every, spawn_seeds(seed, n_paths), bound)
+    raise_if_diverged(diverged, what=f"{model} SDE", bound=bound, dt=dt, **params)
+    require_finite(f"{model} SDE paths", states, dt=dt)
     return dt * record_every * np.arange(states.shape[1]), states[:, :, 0]
 
 
@@ -157,13 +208,20 @@ def coupled_terminal(model, x0, *, t_end, n_fine, factors, n_paths=1000, seed=0,
     x0 = check_real("x0", x0)
     t_end = check_positive("t_end", t_end)
     n_fine = check_int("n_fine", n_fine, low=1)
-    factors = np.asarray(factors, dtype=np.int64)
+    factors = check_array("factors", factors, ndim=1)
+    if not np.all(factors == np.round(factors)) or np.any(np.abs(factors) > n_fine):
+        raise ValueError(f"factors must be positive integers dividing n_fine={n_fine}; got {factors.tolist()[:8]}")
+    factors = factors.astype(np.int64)
     if factors.ndim != 1 or factors.size < 1 or np.any(factors < 1) or np.any(n_fine % factors):
         raise ValueError(f"factors must be positive integers dividing n_fine={n_fine}; got {factors.tolist()}")
     n_paths = check_int("n_paths", n_paths, low=2)
+    check_budget(n_paths=n_paths, n_steps=n_fine, dim=factors.size, n_rec=factors.size + 1)
+    bound = _test_sde_bound(model, x0, t_end, p)
     yT, WT, diverged = K.em_levels(code, np.array([x0]), 1, _EMPTY2, _EMPTY1, p, _TAB0, t_end, n_fine, factors,
-                                   spawn_seeds(seed, n_paths))
-    raise_if_diverged(diverged, what=f"{model} SDE (coupled levels)", step_unit="fine step")
+                                   spawn_seeds(seed, n_paths), bound)
+    raise_if_diverged(diverged, what=f"{model} SDE (coupled levels)", bound=bound, step_unit="fine step",
+                      t_end=t_end, n_fine=n_fine, **params)
+    require_finite(f"{model} SDE terminal values", yT, t_end=t_end, n_fine=n_fine)
     return factors * (t_end / n_fine), yT[:, :, 0], WT[:, 0]
 
 
@@ -182,7 +240,13 @@ def convergence_table(model, x0, *, t_end, levels, n_paths, seed=0, test_fn=None
     mean over paths is ``weak``) in ``df.attrs``, for a bootstrap over paths.  ``test_fn`` is ``g`` (default
     ``g(x) = x`` for GBM, ``g(x) = x**2`` for OU).
     """
-    levels = np.asarray(levels, dtype=np.int64)
+    model = check_choice("model", model, ("ou", "gbm"))
+    if test_fn is not None and not callable(test_fn):
+        raise TypeError(f"test_fn must be a callable g(x) applied elementwise; got {test_fn!r}")
+    levels = check_array("levels", levels, ndim=1)
+    if not np.all(levels == np.round(levels)) or np.any(levels > 40):
+        raise ValueError(f"levels must be integers in [0, 40] (step t_end / 2**level); got {levels.tolist()}")
+    levels = levels.astype(np.int64)
     if levels.ndim != 1 or levels.size < 2 or np.any(levels < 0) or np.any(np.diff(levels) <= 0):
         raise ValueError(f"levels must be >= 2 increasing non-negative integers; got {levels.tolist()}")
     fine = int(levels.max()) + (2 if model == "ou" else 0)

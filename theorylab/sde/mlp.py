@@ -27,8 +27,8 @@ from scipy import special
 from theorylab.core import as_generator, check_array, check_choice, check_int, check_positive, check_real
 
 from . import _kernels as K
-from .engine import raise_if_diverged
-from .optimizers import NOISES, OPTIMIZERS, Run
+from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
+from .optimizers import NOISES, NU_MIN, OPTIMIZERS, Run
 
 
 @dataclass(frozen=True)
@@ -125,10 +125,10 @@ def _check(optimizer, mlp, w0, eta, sigma, noise, nu, beta1, beta2, eps, theta):
     if noise == "student_t":
         if nu is None:
             raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
-        nu = check_positive("nu", nu)
+        nu = check_real("nu", nu, low=NU_MIN)
     beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
     beta2 = check_real("beta2", beta2, low=0, high=1, high_open=True)
-    eps = check_real("eps", eps, low=0)
+    eps = check_real("eps", eps, low=0, low_open=optimizer in ("rmspropw", "adamw"))
     theta = check_real("theta", theta, low=0)
     return optimizer, w0, eta, sigma, noise, nu, beta1, beta2, eps, theta
 
@@ -153,12 +153,18 @@ def _opt_step(optimizer, k, w, m, v, g, eta, beta1, beta2, eps, theta):
         w -= eta * (mh / (np.sqrt(vh) + eps) + theta * w)
 
 
-def _raise_if_bad(w, step, what, **ctx):
+def _weight_bound(w0, eta, n_steps):
+    """|w_j| beyond which an MLP path counts as diverged: ``BOUND_FACTOR`` (1e6) times the larger of
+    |w0| and the distance ``eta n_steps`` a unit-size step covers (the weights are O(1) by construction)."""
+    return float(BOUND_FACTOR * max(1.0, float(np.abs(w0).max()), eta * n_steps))
+
+
+def _raise_if_bad(w, step, what, bound, **ctx):
     """:func:`~theorylab.sde.engine.raise_if_diverged` for the paths (rows of ``w``) that are
-    non-finite or exceed the kernels' ``BLOWUP`` after ``step``."""
-    bad = ~np.all(np.abs(w) < K.BLOWUP, axis=1)
+    non-finite or exceed ``bound`` after ``step``."""
+    bad = ~np.all(np.abs(w) <= bound, axis=1)
     if bad.any():
-        raise_if_diverged(np.where(bad, step, -1), what=what, **ctx)
+        raise_if_diverged(np.where(bad, step, -1), what=what, bound=bound, **ctx)
 
 
 def run_mlp_optimizer(optimizer, mlp, w0, *, eta, sigma, n_steps, n_paths=100, noise="gaussian", nu=None,
@@ -174,6 +180,8 @@ def run_mlp_optimizer(optimizer, mlp, w0, *, eta, sigma, n_steps, n_paths=100, n
     n_steps = check_int("n_steps", n_steps, low=1)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    check_budget(n_paths=n_paths, n_steps=n_steps, dim=mlp.D * mlp.n, n_rec=n_steps // record_every + 1 + mlp.D)
+    bound = _weight_bound(w0, eta, n_steps)
     rng = as_generator(seed)
     w = np.tile(w0, (n_paths, 1))
     m = np.zeros_like(w)
@@ -183,7 +191,7 @@ def run_mlp_optimizer(optimizer, mlp, w0, *, eta, sigma, n_steps, n_paths=100, n
     for k in range(1, n_steps + 1):
         xi = rng.standard_normal(w.shape) if noise == "gaussian" else rng.standard_t(nu, w.shape)
         _opt_step(optimizer, k, w, m, v, mlp.grad(w) + sigma * xi, eta, beta1, beta2, eps, theta)
-        _raise_if_bad(w, k, f"{optimizer} optimizer on the MLP", eta=eta, sigma=sigma)
+        _raise_if_bad(w, k, f"{optimizer} optimizer on the MLP", bound, eta=eta, sigma=sigma, noise=noise, eps=eps)
         if k % record_every == 0:
             losses.append(mlp.loss(w))
     step = record_every * np.arange(len(losses))
@@ -213,6 +221,8 @@ def run_mlp_coupled(optimizer, mlp, w0, *, eta, sigma, n_steps, n_sub=4, n_paths
     n_sub = check_int("n_sub", n_sub, low=1)
     n_paths = check_int("n_paths", n_paths, low=2)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    check_budget(n_paths=n_paths, n_steps=n_steps * (n_sub + 1), dim=mlp.D * mlp.n, n_rec=2 * (n_steps // record_every + 1))
+    bound = _weight_bound(w0, eta, n_steps)
     rng = as_generator(seed)
     w = np.tile(w0, (n_paths, 1))
     x = w.copy()
@@ -225,7 +235,8 @@ def run_mlp_coupled(optimizer, mlp, w0, *, eta, sigma, n_steps, n_sub=4, n_paths
             xi -= z / np.sqrt(n_sub)
             _sde_step(optimizer, x, dt, np.sqrt(dt) * z, eta, sigma, mlp)
         _opt_step(optimizer, k, w, None, None, mlp.grad(w) + sigma * xi, eta, 0.0, 0.0, 0.0, 0.0)
-        _raise_if_bad(np.concatenate([w, x], axis=1), k, f"{optimizer} optimizer/SDE pair on the MLP", eta=eta)
+        _raise_if_bad(np.concatenate([w, x], axis=1), k, f"{optimizer} optimizer/SDE pair on the MLP", bound,
+                      eta=eta, sigma=sigma)
         if k % record_every == 0:
             lo.append(mlp.loss(w))
             ls.append(mlp.loss(x))

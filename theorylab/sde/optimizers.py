@@ -24,10 +24,12 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from theorylab.core import (check_array, check_choice, check_int, check_positive, check_real, spawn_seeds)
+from theorylab.core import (SimulationDiverged, check_array, check_choice, check_int, check_positive, check_real,
+                            spawn_seeds)
+from theorylab.core.validate import require_finite
 
 from . import _kernels as K
-from .engine import raise_if_diverged
+from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
 
 OPTIMIZERS = ("sgd", "signsgd", "rmspropw", "adamw")
 NOISES = ("gaussian", "student_t")
@@ -35,6 +37,10 @@ _OPT_CODE = {"sgd": K.OPT_SGD, "signsgd": K.OPT_SIGNSGD, "rmspropw": K.OPT_RMSPR
 _SDE_CODE = {"sgd": K.SGD, "signsgd": K.SIGNSGD, "rmspropw": K.RMSPROPW, "adamw": K.ADAMW}
 _TABLE_SIZE = 8193
 _TABLES: dict = {}
+#: Smallest Student-t degrees of freedom: for nu >= 1/4 the kernel's chi-square draw
+#: 2 Gamma(nu/2) >= (2^-53)^(2/nu) stays above the double range's underflow (1e-308), so a
+#: draw is always finite (|t| < 1e70).
+NU_MIN = 0.25
 
 
 @dataclass(frozen=True)
@@ -160,13 +166,14 @@ def _check_common(optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1,
     if noise == "student_t":
         if nu is None:
             raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
-        nu = check_positive("nu", nu)
+        nu = check_real("nu", nu, low=NU_MIN)
     else:
         nu = 1.0
     batch = check_real("batch", batch, low=0, low_open=True)
     beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
     beta2 = check_real("beta2", beta2, low=0, high=1, high_open=True)
-    eps = check_real("eps", eps, low=0)
+    # eps > 0 for the adaptive methods: with eps = 0 a zero second moment gives 0/0
+    eps = check_real("eps", eps, low=0, low_open=optimizer in ("rmspropw", "adamw"))
     theta = check_real("theta", theta, low=0)
     s = np.ascontiguousarray(sig / np.sqrt(batch))
     return optimizer, d, np.ascontiguousarray(x0), eta, s, noise, float(nu), beta1, beta2, eps, theta
@@ -183,6 +190,37 @@ def _v0(v0, quadratic, x0, s, noise, nu):
     if np.any(v0 < 0):
         raise ValueError(f"v0 must be non-negative; got minimum {v0.min():.3g}")
     return np.ascontiguousarray(v0)
+
+
+def check_stable(optimizer, quadratic, *, step, theta, what):
+    """Raise :class:`SimulationDiverged` before simulating if ``step`` is outside the stability
+    range of the deterministic part: the SGD recursion (and Euler–Maruyama of its SDE) contracts
+    iff ``step (L + theta) < 2`` (L the largest eigenvalue of H); the adaptive methods' weight-decay
+    term ``x (1 - step theta)`` iff ``step theta < 2`` (their other step is bounded)."""
+    if optimizer == "signsgd":          # |x_{k+1} - x_k| = eta: SignSGD cannot diverge
+        return
+    L = quadratic.L
+    rate = step * (L + theta) if optimizer == "sgd" else step * theta
+    if rate >= 2.0:
+        need = f"step * (L + theta) = {step:g} * ({L:g} + {theta:g})" if optimizer == "sgd" else \
+            f"step * theta = {step:g} * {theta:g}"
+        raise SimulationDiverged(f"{what} diverges: {need} = {rate:.4g} >= 2, outside the stability range "
+                                 f"(|1 - step lambda| < 1 for every eigenvalue); choose step < "
+                                 f"{2 / (L + theta if optimizer == 'sgd' else theta):.4g}")
+
+
+def state_bound(optimizer, quadratic, x0, *, eta, s, noise, nu, beta2, n_draws):
+    """The |x_i| beyond which a path counts as diverged: ``BOUND_FACTOR`` (1e6) times the run's
+    own scale, the largest of |x0|, the stationary spread ``s_max sqrt(eta / mu)`` of SGD (mu the
+    smallest eigenvalue), the step of SignSGD (eta) and of RMSpropW/AdamW
+    (eta / sqrt(1 - beta2) bounds |g| / sqrt(v)); for Student-t noise times ``n_draws^(1/nu)``,
+    the growth of the largest of ``n_draws`` heavy-tailed draws (so a heavy-tailed but stable run
+    is never flagged)."""
+    step = eta / np.sqrt(1.0 - beta2) if optimizer in ("rmspropw", "adamw") else eta
+    scale = max(float(np.abs(x0).max()), float(np.max(s)) * np.sqrt(eta / quadratic.mu), step)
+    if noise == "student_t":
+        scale *= float(n_draws) ** (1.0 / nu) if np.log10(max(n_draws, 2)) / nu < 250 else 1e250
+    return float(min(BOUND_FACTOR * scale, 1e300))
 
 
 def run_optimizer(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_paths=1000, noise="gaussian", nu=None,
@@ -217,11 +255,17 @@ def run_optimizer(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_paths=1000
     n_steps = check_int("n_steps", n_steps, low=1)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    check_budget(n_paths=n_paths, n_steps=n_steps, dim=d, n_rec=n_steps // record_every + 1 + d)
     v0 = _v0(v0, quadratic, x0, s, noise, nu)
+    check_stable(optimizer, quadratic, step=eta, theta=theta, what=f"{optimizer} (eta={eta:g})")
+    bound = state_bound(optimizer, quadratic, x0, eta=eta, s=s, noise=noise, nu=nu, beta2=beta2,
+                        n_draws=n_paths * n_steps * d)
     p = np.array([eta, beta1, beta2, eps, theta, 0.0 if noise == "gaussian" else 1.0, nu])
     loss, xf, diverged = K.opt_run(_OPT_CODE[optimizer], x0, v0, quadratic.kernel_H, s, p, n_steps, record_every,
-                                   spawn_seeds(seed, n_paths))
-    raise_if_diverged(diverged, what=f"{optimizer} optimizer", eta=eta, noise=noise)
+                                   spawn_seeds(seed, n_paths), bound)
+    raise_if_diverged(diverged, what=f"{optimizer} optimizer", bound=bound, eta=eta, sigma=float(np.max(s)),
+                      noise=noise, nu=nu, eps=eps, theta=theta)
+    require_finite(f"{optimizer} optimizer losses", loss, eta=eta, noise=noise, nu=nu, eps=eps)
     step = record_every * np.arange(loss.shape[1])
     return Run(t=step * eta, step=step, loss=loss, info=dict(optimizer=optimizer, x_final=xf, eta=eta))
 
@@ -251,6 +295,15 @@ def _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, t
     return sig, p, tab, np.ascontiguousarray(y0)
 
 
+def _sde_bound(optimizer, quadratic, x0, y0, *, eta, s, beta2):
+    """:func:`state_bound` (Gaussian noise) for the whole SDE state: the moments M, V start at
+    y0 and stay within 1e6 of (|H x| + sigma)^2 on a non-diverged path, so the bound also covers
+    max |y0| times the factor."""
+    b = state_bound(optimizer, quadratic, x0, eta=eta, s=s, noise="gaussian", nu=1.0, beta2=beta2, n_draws=1)
+    scale = float(np.max(np.abs(y0))) + float(np.max(np.abs(quadratic.grad(x0)) + s)) ** 2
+    return float(min(max(b, BOUND_FACTOR * scale), 1e300))
+
+
 def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1000, noise="gaussian", nu=None,
             batch=1.0, beta1=0.9, beta2=0.999, eps=1e-8, theta=0.0, v0=None, record_every=1, seed=0,
             return_states=False):
@@ -271,11 +324,18 @@ def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1
     n_sub = check_int("n_sub", n_sub, low=1)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    dim = {"sgd": 1, "signsgd": 1, "rmspropw": 2, "adamw": 3}[optimizer] * d
+    check_budget(n_paths=n_paths, n_steps=n_steps * n_sub, dim=dim, n_rec=2 * (n_steps // record_every + 1))
     v0 = _v0(v0, quadratic, x0, s, noise, nu)
+    check_stable(optimizer, quadratic, step=eta / n_sub, theta=theta, what=f"Euler–Maruyama of the {optimizer} SDE "
+                 f"(dt = eta / n_sub = {eta / n_sub:g})")
     sig, p, tab, y0 = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
+    bound = _sde_bound(optimizer, quadratic, x0, y0, eta=eta, s=sig, beta2=beta2)
     states, diverged = K.em_run(_SDE_CODE[optimizer], y0, d, quadratic.kernel_H, sig, p, tab, 0.0, eta / n_sub,
-                                n_steps * n_sub, record_every * n_sub, spawn_seeds(seed, n_paths))
-    raise_if_diverged(diverged, what=f"{optimizer} SDE", step_unit="SDE step", eta=eta, n_sub=n_sub)
+                                n_steps * n_sub, record_every * n_sub, spawn_seeds(seed, n_paths), bound)
+    raise_if_diverged(diverged, what=f"{optimizer} SDE", bound=bound, step_unit="SDE step", eta=eta, n_sub=n_sub,
+                      sigma=float(np.max(s)), eps=eps, theta=theta)
+    require_finite(f"{optimizer} SDE states", states, eta=eta, n_sub=n_sub)
     step = record_every * np.arange(states.shape[1])
     loss = quadratic.loss(states[:, :, :d])
     info = dict(optimizer=optimizer, eta=eta, dt=eta / n_sub)
@@ -304,12 +364,17 @@ def run_coupled(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=4, n_pat
     n_sub = check_int("n_sub", n_sub, low=1)
     n_paths = check_int("n_paths", n_paths, low=2)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
+    check_budget(n_paths=n_paths, n_steps=n_steps * (n_sub + 1), dim=3 * d, n_rec=2 * (n_steps // record_every + 1))
     v0 = _v0(v0, quadratic, x0, s, noise, nu)
-    sig, p_sde, tab, _ = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
+    check_stable(optimizer, quadratic, step=eta, theta=theta, what=f"{optimizer} (eta={eta:g})")
+    sig, p_sde, tab, y0 = _sde_setup(optimizer, quadratic, x0, eta, s, noise, nu, beta1, beta2, eps, theta, v0)
+    bound = _sde_bound(optimizer, quadratic, x0, y0, eta=eta, s=sig, beta2=beta2)
     p_opt = np.array([eta, beta1, beta2, eps, theta, 0.0, 1.0])
     lo, ls, diverged = K.coupled_run(_OPT_CODE[optimizer], x0, v0, quadratic.kernel_H, s, p_opt, p_sde, tab, n_steps,
-                                     n_sub, record_every, spawn_seeds(seed, n_paths))
-    raise_if_diverged(diverged, what=f"{optimizer} optimizer/SDE pair", eta=eta)
+                                     n_sub, record_every, spawn_seeds(seed, n_paths), bound)
+    raise_if_diverged(diverged, what=f"{optimizer} optimizer/SDE pair", bound=bound, eta=eta, n_sub=n_sub,
+                      sigma=float(np.max(s)), eps=eps, theta=theta)
+    require_finite(f"{optimizer} optimizer/SDE losses", np.stack([lo, ls]), eta=eta, n_sub=n_sub)
     step = record_every * np.arange(lo.shape[1])
     info = dict(optimizer=optimizer, eta=eta, n_sub=n_sub)
     return Run(step * eta, step, lo, dict(info)), Run(step * eta, step, ls, dict(info))
