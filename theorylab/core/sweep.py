@@ -7,26 +7,42 @@
 * Seeds: each point's seed is ``child_seed(seed, <canonical params>)``: it depends on the
   point, not on its position in the grid or on the executor, so results are identical
   serially, in processes or on a dask cluster.
-* Executors: ``"process"`` (default, or ``$THEORYLAB_EXECUTOR``; local processes, all cores), ``"serial"``, or
-  ``"dask"`` (``pip install theorylab[dask]``; the scheduler address comes from
-  ``scheduler=`` or ``$THEORYLAB_DASK_SCHEDULER``; a ``distributed.Client`` may be passed).
-* Cache: with ``cache=Cache(...)`` and a ``cache_key`` naming the sweep, each finished point
-  is stored atomically, so an interrupted sweep resumes where it stopped.
-* Progress: a tqdm bar over points (``progress=False`` to silence it).
+* Run context: arguments left at ``None`` come from :func:`theorylab.core.context.current_run`,
+  which :func:`theorylab.core.checks.run_claim` and the CLI fill in.  Inside a claim with a
+  cache, each finished point is stored under ``"<paper>:<claim>:<fn module>.<fn qualname>"``,
+  so a run killed in the middle of a claim (even by SIGKILL) loses at most the points in
+  flight, and the rerun computes only the missing points.  ``cache=False`` turns caching off.
+* Executors (``executor=``, else a non-serial executor of the run, else
+  ``$THEORYLAB_EXECUTOR``, else ``"serial"``): ``"serial"``; ``"process"`` (local processes
+  started by *forkserver* or *spawn*, never fork, so it works after a parallel numba kernel
+  ran OpenMP/TBB threads in the parent; ``n_jobs`` of them, default all cores); ``"dask"``
+  (``pip install theorylab[dask]``): points go to the cluster given by ``scheduler=`` (an
+  address or a ``distributed.Client``), the run's scheduler or ``$THEORYLAB_DASK_SCHEDULER``;
+  inside a task on a dask worker (a claim sent by :func:`theorylab.core.dask_backend.run_claims`)
+  the points are submitted to the same cluster through ``distributed.worker_client``.
+  Process and dask executors need a module-level (picklable) ``fn``.
+* Progress: the run's progress hook gets ``progress("sweep_point", done=i, total=n, desc=desc)``
+  after each point; without one, a tqdm bar is shown only on a terminal (``progress=False``
+  silences it, ``True`` forces the bar, a callable replaces the hook).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import pickle
+import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import pandas as pd
 
+from . import interrupt
 from .cache import _canonical
+from .context import current_run
 from .seeding import child_seed
-from .validate import check_choice
+from .validate import check_choice, check_int
 
 EXECUTORS = ("serial", "process", "dask")
 
@@ -64,25 +80,97 @@ def _call(fn, point, seed):
     return fn(seed=seed, **point)
 
 
-def _progress(total, desc, enabled):
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is a dependency, but keep sweeps usable without it
-        return None
-    return tqdm(total=total, desc=desc, leave=False)
+# ------------------------------------------------------------------------------ settings
+def _executor(executor, ctx) -> str:
+    if executor is None:
+        if ctx.executor != "serial":
+            executor = ctx.executor
+        else:
+            executor = os.environ.get("THEORYLAB_EXECUTOR") or ctx.executor
+    return check_choice("executor", executor, EXECUTORS)
 
 
+def _fn_name(fn) -> str | None:
+    """``module.qualname`` of a module-level function, or None (lambda, local function)."""
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        return None
+    return f"{module}.{qualname}"
+
+
+def _cache_settings(fn, cache, cache_key, ctx):
+    """(cache, key prefix) for the points, or (None, None) when points are not cached."""
+    if cache is False:
+        return None, None
+    if cache is None:
+        cache = ctx.cache
+    if cache is None:
+        return None, None
+    if cache_key is None:
+        name = _fn_name(fn)
+        if name is None:  # two lambdas of one module would share a key
+            return None, None
+        cache_key = f"{ctx.claim_key}:{name}" if ctx.claim_key else name
+    return cache, cache_key
+
+
+class _Progress:
+    """Reports finished points to the run's hook, or to a tqdm bar on a terminal."""
+
+    def __init__(self, progress, ctx, total, desc):
+        self.total, self.desc, self.done = total, desc, 0
+        self.hook, self.bar = None, None
+        if progress is None:
+            progress = ctx.progress if ctx.progress is not None else (total > 1 and sys.stderr.isatty())
+        if callable(progress):
+            self.hook = progress
+        elif progress:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # tqdm is a dependency, but keep sweeps usable without it
+                return
+            self.bar = tqdm(total=total, desc=desc, leave=False)
+
+    def update(self, k=1):
+        self.done += k
+        if self.hook is not None:
+            self.hook("sweep_point", done=self.done, total=self.total, desc=self.desc)
+        elif self.bar is not None:
+            self.bar.update(k)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ------------------------------------------------------------------------------ the sweep
 def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cache=None,
-          cache_key=None, progress=True, desc="sweep") -> pd.DataFrame:
-    """Run ``fn`` over ``points`` (from :func:`grid`) and return one DataFrame."""
-    executor = executor or os.environ.get("THEORYLAB_EXECUTOR", "process")
-    check_choice("executor", executor, EXECUTORS)
+          cache_key=None, progress=None, desc="sweep") -> pd.DataFrame:
+    """Run ``fn(seed=<point seed>, **point)`` over ``points`` (from :func:`grid`); one DataFrame.
+
+    ``executor``, ``scheduler``, ``cache`` and ``progress`` default to the run context (see
+    the module docstring); ``cache_key`` names the sweep in the cache (default: the claim
+    running and ``fn``'s module and qualified name); ``n_jobs``: processes of the
+    ``"process"`` executor.  Rows come in the order of ``points`` whatever the executor.
+    """
+    ctx = current_run()
+    executor = _executor(executor, ctx)
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable returning a dict, list of dicts or DataFrame; got {fn!r}")
+    if isinstance(points, (str, bytes, dict)) or not hasattr(points, "__iter__"):
+        raise TypeError(f"points must be a list of keyword dicts (see grid); got {points!r}")
+    points = list(points)
+    for p in points:
+        if not isinstance(p, dict):
+            raise TypeError(f"points must be a list of keyword dicts (see grid); got an element {p!r}")
     points = [dict(p) for p in points]
+    if n_jobs is not None:
+        n_jobs = check_int("n_jobs", n_jobs, low=1)
+    cache, cache_key = _cache_settings(fn, cache, cache_key, ctx)
     seeds = [_point_seed(seed, p) for p in points]
-    keys = [cache.key("sweep", cache_key, p, s, module=getattr(fn, "__module__", None)) if cache is not None and cache_key
-            else None for p, s in zip(points, seeds)]
+    module = getattr(fn, "__module__", None)
+    keys = [cache.key("sweep", cache_key, p, s, module=module) if cache is not None else None
+            for p, s in zip(points, seeds)]
     results: dict[int, object] = {}
     todo = []
     for i, k in enumerate(keys):
@@ -91,51 +179,117 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
             results[i] = hit
         else:
             todo.append(i)
-    bar = _progress(len(points), desc, progress)
-    if bar is not None:
+    bar = _Progress(progress, ctx, len(points), desc)
+    if len(todo) < len(points):
         bar.update(len(points) - len(todo))
 
     def done(i, out):
+        _rows(out, points[i], seeds[i])  # refuse a bad return value before caching it
         results[i] = out
         if keys[i] is not None:
             cache.put(keys[i], out)
-        if bar is not None:
-            bar.update(1)
+        bar.update(1)
 
-    if executor == "serial" or len(todo) <= 1:
-        for i in todo:
-            done(i, _call(fn, points[i], seeds[i]))
-    elif executor == "process":
-        workers = n_jobs or os.cpu_count() or 1
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
-            futs = {pool.submit(_call, fn, points[i], seeds[i]): i for i in todo}
-            for fut in as_completed(futs):
-                done(futs[fut], fut.result())
-    else:
-        client, own = _dask_client(scheduler)
-        try:
-            futs = client.map(_call, [fn] * len(todo), [points[i] for i in todo], [seeds[i] for i in todo], pure=False)
-            index = {f.key: i for f, i in zip(futs, todo)}
-            from distributed import as_completed as dask_completed
-            for fut in dask_completed(futs):
-                done(index[fut.key], fut.result())
-        finally:
-            if own:
-                client.close()
-    if bar is not None:
+    try:
+        if executor == "serial" or (executor == "process" and len(todo) <= 1):
+            for i in todo:
+                interrupt.check()
+                done(i, _call(fn, points[i], seeds[i]))
+        elif executor == "process":
+            _run_processes(fn, points, seeds, todo, done, n_jobs)
+        else:
+            _run_dask(fn, points, seeds, todo, done, scheduler if scheduler is not None else ctx.scheduler)
+    finally:
         bar.close()
     frames = [_rows(results[i], points[i], seeds[i]) for i in range(len(points))]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _dask_client(scheduler):
+# ------------------------------------------------------------------------------ local processes
+def _mp_context():
+    """forkserver (POSIX) or spawn: a fresh interpreter, never a fork of a parent whose numba
+    threading layer (OpenMP/TBB) already started threads, which breaks the pool."""
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        # the server imports these once; each worker is then a cheap fork of the (thread-free) server
+        ctx.set_forkserver_preload(["__main__", "theorylab.core"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _check_picklable(fn, executor):
+    if getattr(fn, "__module__", None) == "__main__" and not getattr(sys.modules.get("__main__"), "__file__", None):
+        raise TypeError(f"executor={executor!r} needs fn defined in an importable module, not in an interactive "
+                        f"__main__ (a notebook or python -c); got {fn!r}; use executor='serial' or move it to a module")
+    if executor == "process":
+        try:
+            pickle.dumps(fn)
+        except Exception as exc:  # noqa: BLE001 - pickle raises several types
+            raise TypeError(f"executor='process' needs a module-level (picklable) sweep function; got {fn!r} "
+                            f"({type(exc).__name__}: {exc})") from None
+
+
+def _run_processes(fn, points, seeds, todo, done, n_jobs):
+    _check_picklable(fn, "process")
+    workers = min(n_jobs or os.cpu_count() or 1, len(todo))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context())
     try:
-        from distributed import Client
-    except ImportError as exc:
-        raise ImportError("executor='dask' needs dask.distributed: pip install 'theorylab[dask]'") from exc
-    if scheduler is not None and not isinstance(scheduler, str):
-        return scheduler, False  # an existing Client
-    address = scheduler or os.environ.get("THEORYLAB_DASK_SCHEDULER")
-    if not address:
-        raise ValueError("executor='dask' needs scheduler=ADDRESS (or a Client), or $THEORYLAB_DASK_SCHEDULER")
-    return Client(address), True
+        futs = {pool.submit(_call, fn, points[i], seeds[i]): i for i in todo}
+        pending = set(futs)
+        while pending:
+            finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                done(futs[fut], fut.result())
+            interrupt.check()
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+# ------------------------------------------------------------------------------ dask
+def _in_dask_task() -> bool:
+    try:
+        from distributed import get_worker
+    except ImportError:
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _run_dask(fn, points, seeds, todo, done, scheduler):
+    from . import dask_backend
+
+    _check_picklable(fn, "dask")
+    if scheduler is None and _in_dask_task():
+        from distributed import worker_client
+
+        # a claim running as a task on a worker: submit its points to the same cluster;
+        # worker_client secedes this task from the worker's thread pool while it waits
+        with worker_client() as client:
+            _map_dask(client, fn, points, seeds, todo, done)
+        return
+    if scheduler is None:
+        scheduler = os.environ.get("THEORYLAB_DASK_SCHEDULER") or None
+    if scheduler is None:
+        raise ValueError("executor='dask' needs scheduler=ADDRESS (or a distributed.Client), a run with a "
+                         "scheduler (theorylab --scheduler ADDRESS), or $THEORYLAB_DASK_SCHEDULER")
+    _map_dask(dask_backend.client_for(scheduler), fn, points, seeds, todo, done)
+
+
+def _map_dask(client, fn, points, seeds, todo, done):
+    from distributed import as_completed as dask_completed
+
+    futs = client.map(_call, [fn] * len(todo), [points[i] for i in todo], [seeds[i] for i in todo], pure=False)
+    index = {f.key: i for f, i in zip(futs, todo)}
+    try:
+        for fut in dask_completed(futs):
+            done(index[fut.key], fut.result())
+            interrupt.check()
+    except BaseException:
+        client.cancel(futs)
+        raise

@@ -1,0 +1,134 @@
+"""Running claims and their sweep points on a dask cluster (``pip install theorylab[dask]``).
+
+Start a cluster and point theorylab at it::
+
+    dask scheduler --port 8786 &            # prints tcp://HOST:8786
+    dask worker tcp://HOST:8786 --nworkers 2 --nthreads 1 &
+    theorylab check rr_sgd --scheduler tcp://HOST:8786
+
+:func:`connect` opens a client or fails within ``timeout`` seconds with a
+:class:`ConnectionError` naming the address.  :func:`run_claims` sends each claim
+(:func:`theorylab.core.checks.run_claim`) to the cluster as one task and returns the results
+in the order of the input.  Inside that task the claim's :func:`~theorylab.core.sweep.sweep`
+calls submit their points to the same cluster via ``distributed.worker_client`` (the claim's
+task secedes from its worker's thread pool while it waits, so the points can run anywhere,
+also on that worker).  Seeds depend on (root seed, paper, claim, point) only, so the results
+are identical to a serial run with the same seed.
+
+Caching happens where the work runs: the claim's task reads and writes the claim entry and the
+points' entries in ``cache`` on the worker's file system (shared with the client for a local
+cluster or a shared home folder; a remote worker without it caches on its own disk).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+#: Seconds :func:`connect` waits for a scheduler before giving up.
+CONNECT_TIMEOUT = 5
+
+_CLIENTS: dict = {}
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ImportError("the dask executor needs dask.distributed: pip install 'theorylab[dask]'") from exc
+    return distributed
+
+
+def connect(address, timeout=CONNECT_TIMEOUT):
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (e.g. ``"tcp://host:8786"``).
+
+    A ``Client`` is returned as is.  Raises :class:`ValueError` for a malformed address and
+    :class:`ConnectionError` naming the address when no scheduler answers within ``timeout``
+    seconds.  The client is not made dask's default; close it when done.
+    """
+    distributed = _distributed()
+    if isinstance(address, distributed.Client):
+        return address
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(f"scheduler must be a dask scheduler address such as 'tcp://127.0.0.1:8786' "
+                         f"or a distributed.Client; got {address!r}")
+    from .validate import check_real
+
+    timeout = check_real("timeout", timeout, low=0.0, low_open=True)
+    address = address.strip()
+    _probe(distributed, address, timeout)
+    try:
+        return distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"scheduler address {address!r} is not a valid dask address ({exc}); "
+                         f"expected e.g. 'tcp://127.0.0.1:8786'") from None
+    except Exception as exc:  # noqa: BLE001 - OSError("Timed out trying to connect ..."), or a peer speaking garbage
+        raise ConnectionError(f"no dask scheduler answered at {address!r} within {timeout:g} s "
+                              f"({type(exc).__name__}: {exc}); {_START}") from None
+
+
+_START = "start one with `dask scheduler` and workers with `dask worker ADDRESS`"
+
+
+def _probe(distributed, address, timeout):
+    """Fail at once on a refused/unroutable TCP address (before a Client retries until its timeout)."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, loc = parse_address(address)
+        from distributed.comm.registry import get_backend
+
+        get_backend(scheme)  # ValueError naming the known schemes
+        if scheme not in ("tcp", "tls"):
+            return
+        host, port = parse_host_port(loc)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"scheduler address {address!r} is not a valid dask address ({exc}); "
+                         f"expected e.g. 'tcp://127.0.0.1:8786'") from None
+    if not 0 < int(port) < 65536:
+        raise ValueError(f"scheduler address {address!r} has port {port}, outside 1..65535")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConnectionError(f"no dask scheduler answered at {address!r} within {timeout:g} s "
+                              f"({type(exc).__name__}: {exc}); {_START}") from None
+
+
+def client_for(scheduler):
+    """A running client for ``scheduler`` (a Client, or an address: connected once per process)."""
+    distributed = _distributed()
+    if isinstance(scheduler, distributed.Client):
+        return scheduler
+    client = _CLIENTS.get(scheduler)
+    if client is None or client.status not in ("running", "connecting"):
+        client = _CLIENTS[scheduler] = connect(scheduler, timeout=CONNECT_TIMEOUT)
+    return client
+
+
+def _claim_task(c, scale, seed, cache, force):
+    """One claim, run inside a task on a worker; its sweeps submit points to the same cluster."""
+    from .checks import run_claim
+    from .context import using_run
+
+    with using_run(executor="dask", scheduler=None, progress=None):
+        return run_claim(c, scale, seed, cache=cache, force=force)
+
+
+def run_claims(claims, scale, seed, client, cache=None, force=False) -> list:
+    """Run ``claims`` on the cluster of ``client`` (a Client or an address); Results in input order.
+
+    Each claim is one task (all submitted at once, so independent claims run in parallel on
+    the workers); ``cache``/``force`` as in :func:`theorylab.core.checks.run_claim`, applied on
+    the worker.  A claim that raises becomes an ``error`` Result as in a local run.
+    """
+    client = client_for(client)
+    claims = list(claims)
+    batch = uuid.uuid4().hex
+    futures = [client.submit(_claim_task, c, scale, seed, cache, force, pure=False,
+                             key=f"claim-{c.key}-{i}-{batch}") for i, c in enumerate(claims)]
+    try:
+        return client.gather(futures)
+    except BaseException:
+        client.cancel(futures)
+        raise
