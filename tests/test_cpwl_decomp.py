@@ -309,3 +309,16 @@ def test_polytope_fan_bad_input():
     with pytest.raises(ValueError, match="not complete"):
         from theorylab.cpwl import simplicial_fan
         simplicial_fan([(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, -1, -1)], [(0, 1, 2), (0, 1, 3)])
+
+
+# --------------------------------------------------------------------------- mutation test
+def test_mutation_convexity_sign_is_caught(monkeypatch):
+    """A broken local convexity test (lambda_tau <= 0 instead of >= 0, spec §2(a)) must make the
+    median example (its decomposition into convex g, h) fail at ci scale."""
+    from theorylab.core import discover, run_claim
+    from theorylab.cpwl.functions import CPWLFunction
+
+    claim = discover().claims["cpwl_decomp:median_example"]
+    assert run_claim(claim, "ci", seed=0).verdict == "reproduced"
+    monkeypatch.setattr(CPWLFunction, "is_convex", lambda self: all(v <= 0 for v in self._bends))
+    assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"

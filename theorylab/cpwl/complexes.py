@@ -29,6 +29,8 @@ from theorylab.core.validate import check_array, check_int
 
 from theorylab.core.exact import frac_matrix, primitive_int_row, rank, solve, to_fraction
 
+from ._checks import exact_matrix, exact_vector
+
 _LP_TOL = 1e-9
 
 
@@ -49,13 +51,17 @@ def _chebyshev(A, b, eq_A=None, eq_b=None, cap=1.0):
     b = np.asarray(b, float)
     n = A.shape[1]
     norms = np.linalg.norm(A, axis=1)
+    # rows scaled to unit normals: exact integer rows of float data can have entries ~2^53
+    A, b = A / norms[:, None], b / norms
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    A_ub = np.hstack([A, norms[:, None]])
+    A_ub = np.hstack([A, np.ones((len(A), 1))])
     bounds = [(None, None)] * n + [(None, cap)]
     kw = {}
     if eq_A is not None:
-        kw = dict(A_eq=np.hstack([np.asarray(eq_A, float), np.zeros((len(eq_A), 1))]), b_eq=np.asarray(eq_b, float))
+        eq_A, eq_b = np.asarray(eq_A, float), np.asarray(eq_b, float)
+        en = np.linalg.norm(eq_A, axis=1)
+        kw = dict(A_eq=np.hstack([eq_A / en[:, None], np.zeros((len(eq_A), 1))]), b_eq=eq_b / en)
     res = linprog(c, A_ub=A_ub, b_ub=b, bounds=bounds, method="highs", **kw)
     if res.status != 0:
         return -1.0, None
@@ -264,9 +270,16 @@ class PolyhedralComplex:
 # ---------------------------------------------------------------------------------------
 # constructors
 # ---------------------------------------------------------------------------------------
+def _name(name):
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a string or None; got {type(name).__name__} {name!r:.60}")
+    return name
+
+
 def line_complex(breakpoints, *, name=None) -> PolyhedralComplex:
     """The complex on R with maximal cells (-inf, b_1], [b_1, b_2], ..., [b_k, inf)."""
-    b = [to_fraction(v) for v in check_array("breakpoints", breakpoints, ndim=1, dtype=object if _is_exact(breakpoints) else float)]
+    name = _name(name)
+    b = exact_vector("breakpoints", breakpoints)
     if len(b) == 0:
         raise ValueError("breakpoints must contain at least one point; got an empty list")
     if any(b2 <= b1 for b1, b2 in zip(b, b[1:])):
@@ -443,11 +456,18 @@ def _walk_regions(n, pattern_at, cell_of, start, name, max_cells):
 
 
 def arrangement_complex(normals, offsets=None, *, name=None, max_cells=5000) -> PolyhedralComplex:
-    """The regions of the hyperplane arrangement {a_i . x = c_i} (a one-hidden-layer ReLU net)."""
-    An = check_array("normals", normals, ndim=2)
-    m, n = An.shape
-    c = np.zeros(m) if offsets is None else check_array("offsets", offsets, shape=(m,))
-    rows = [primitive_int_row([to_fraction(v) for v in An[i]] + [to_fraction(c[i])]) for i in range(m)]
+    """The regions of the hyperplane arrangement {a_i . x = c_i} (a one-hidden-layer ReLU net).
+
+    Entries are exact rationals (floats at their exact binary value); at most ``max_cells`` cells."""
+    name = _name(name)
+    max_cells = check_int("max_cells", max_cells, low=1, high=10**6)
+    An = exact_matrix("normals", normals)
+    m = len(An)
+    n = len(An[0]) if m else 0
+    if m < 1 or n < 1:
+        raise ValueError(f"normals must be an (m, n) array with m, n >= 1; got {m} rows of length {n}")
+    c = [Fraction(0)] * m if offsets is None else exact_vector("offsets", offsets, length=m)
+    rows = [primitive_int_row(An[i] + [c[i]]) for i in range(m)]
     for i, r in enumerate(rows):
         if all(v == 0 for v in r[:n]):
             raise ValueError(f"normals[{i}] is the zero vector; a hyperplane needs a non-zero normal")
@@ -471,8 +491,16 @@ def relu_network_complex(weights, biases, *, name=None, max_cells=5000) -> Polyh
     exact rationals.  Each region fixes the sign of every hidden pre-activation, so the
     network is affine on it; the regions form the common refinement the network induces.
     """
-    Ws = [frac_matrix(np.asarray(W, dtype=object)) for W in weights]
-    bs = [[to_fraction(v) for v in np.asarray(b, dtype=object).ravel()] for b in biases]
+    name = _name(name)
+    max_cells = check_int("max_cells", max_cells, low=1, high=10**6)
+    for arg, v in (("weights", weights), ("biases", biases)):
+        if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__len__"):
+            raise TypeError(f"{arg} must be a list of per-layer arrays; got {type(v).__name__}")
+    Ws = [exact_matrix(f"weights[{l}]", W) for l, W in enumerate(weights)]
+    bs = [exact_vector(f"biases[{l}]", np.ravel(np.asarray(b, dtype=object)) if not isinstance(b, (str, bytes)) else b)
+          for l, b in enumerate(biases)]
+    if any(len(W) == 0 or len(W[0]) == 0 for W in Ws):
+        raise ValueError("weights must be non-empty matrices (n_l, n_{l-1}) with n_l, n_{l-1} >= 1")
     if len(Ws) == 0 or len(Ws) != len(bs):
         raise ValueError(f"weights and biases must be non-empty lists of equal length; got {len(Ws)} and {len(bs)}")
     n = len(Ws[0][0])
@@ -529,16 +557,25 @@ def max_affine_complex(*functions, name=None, max_cells=5000) -> PolyhedralCompl
     Each function is a pair (a (p, n), c (p,)).  Regions where two terms tie on an open set
     (duplicate terms) are merged.
     """
+    name = _name(name)
+    max_cells = check_int("max_cells", max_cells, low=1, high=10**6)
     if not functions:
-        raise ValueError("max_affine_complex needs at least one max-affine function (a, c)")
+        raise ValueError("functions: max_affine_complex needs at least one max-affine function (a, c)")
     terms = []
     for k, fc in enumerate(functions):
+        if not isinstance(fc, (tuple, list)) or len(fc) != 2:
+            raise TypeError(f"functions[{k}] must be a pair (a (p, n), c (p,)); got {type(fc).__name__} {fc!r:.60}")
         a, c = fc
-        a = check_array(f"functions[{k}] slopes", a, ndim=2)
-        c = check_array(f"functions[{k}] offsets", c, shape=(a.shape[0],))
+        a = exact_matrix(f"functions[{k}] slopes", a)
+        c = exact_vector(f"functions[{k}] offsets", c, length=len(a))
+        if not a or not a[0]:
+            raise ValueError(f"functions[{k}] slopes must be a (p, n) array with p, n >= 1")
+        if terms and len(a[0]) != len(terms[0][0][0]):
+            raise ValueError(f"functions[{k}] slopes must have {len(terms[0][0][0])} columns like functions[0]; "
+                             f"got {len(a[0])}")
         uniq = []
         for ai, ci in zip(a, c):
-            t = (tuple(to_fraction(v) for v in ai), to_fraction(ci))
+            t = (tuple(ai), ci)
             if t not in uniq:
                 uniq.append(t)
         terms.append(uniq)

@@ -16,6 +16,9 @@ import numpy as np
 from theorylab.core.validate import check_array
 
 from theorylab.core.exact import dot, solve, to_fraction
+from theorylab.core.validate import check_int
+
+from ._checks import exact_matrix, exact_number, exact_vector, require_type
 from .complexes import PolyhedralComplex
 
 
@@ -38,12 +41,10 @@ class CPWLFunction:
             raise TypeError(f"complex must be a PolyhedralComplex; got {type(complex).__name__}")
         self.complex = complex
         C, n = complex.n_cells, complex.n
-        if len(slopes) != C or len(offsets) != C:
-            raise ValueError(f"slopes and offsets must have one entry per cell ({C}); got {len(slopes)} and {len(offsets)}")
-        self.a = [tuple(to_fraction(v) for v in row) for row in slopes]
-        self.c = [to_fraction(v) for v in offsets]
-        if any(len(r) != n for r in self.a):
-            raise ValueError(f"slopes must have shape ({C}, {n})")
+        if not isinstance(check, (bool, np.bool_)):
+            raise TypeError(f"check must be True or False; got {check!r}")
+        self.a = [tuple(r) for r in exact_matrix("slopes", slopes, n_rows=C, n_cols=n)]
+        self.c = exact_vector("offsets", offsets, length=C)
         self._bends = self._compute_bends(check)
 
     # -- constructors ---------------------------------------------------------------------
@@ -164,12 +165,12 @@ def relu_1d(breakpoints, weights, *, slope=0, intercept=0):
     """f(x) = slope*x + intercept + sum_i w_i ReLU(x - b_i) on :func:`line_complex`(b)."""
     from .complexes import line_complex
 
-    b = [to_fraction(v) for v in breakpoints]
-    w = [to_fraction(v) for v in weights]
+    b = exact_vector("breakpoints", breakpoints, min_len=1)
+    w = exact_vector("weights", weights)
     if len(w) != len(b):
         raise ValueError(f"weights must have one entry per breakpoint ({len(b)}); got {len(w)}")
+    s0, i0 = exact_number("slope", slope), exact_number("intercept", intercept)
     cx = line_complex(b)
-    s0, i0 = to_fraction(slope), to_fraction(intercept)
 
     def fn(x):
         return s0 * x[0] + i0 + sum((wi * max(x[0] - bi, 0) for wi, bi in zip(w, b)), Fraction(0))
@@ -184,9 +185,10 @@ def lovasz_extension(fan: PolyhedralComplex, F):
     On the cone x_pi(1) >= ... >= x_pi(n): f(x) = sum_k x_pi(k) (F(S_k) - F(S_{k-1})),
     S_k = {pi(1), ..., pi(k)}.
     """
+    require_type("fan", fan, PolyhedralComplex, " (from braid_fan(n))")
     perms = getattr(fan, "permutations", None)
     if perms is None:
-        raise ValueError(f"{fan.name} is not a braid fan (use braid_fan(n))")
+        raise ValueError(f"fan must be a braid fan (use braid_fan(n)); got {fan.name}")
     n = fan.n
     vals = _set_function_values(F, n)
     slopes = []
@@ -205,13 +207,15 @@ def _set_function_values(F, n):
     if isinstance(F, dict):
         vals = [Fraction(0)] * (1 << n)
         for S, v in F.items():
-            mask = sum(1 << i for i in S)
-            vals[mask] = to_fraction(v)
+            try:
+                members = sorted(int(i) for i in S)
+            except (TypeError, ValueError):
+                raise TypeError(f"F's keys must be sets of coordinates in range({n}); got {S!r}") from None
+            if any(i < 0 or i >= n for i in members):
+                raise ValueError(f"F's keys must be subsets of range({n}); got {S!r}")
+            vals[sum(1 << i for i in set(members))] = exact_number(f"F[{S!r}]", v)
     else:
-        arr = list(F)
-        if len(arr) != 1 << n:
-            raise ValueError(f"F must have 2^n = {1 << n} values indexed by bitmask; got {len(arr)}")
-        vals = [to_fraction(v) for v in arr]
+        vals = exact_vector("F", F, length=1 << n)
     if vals[0] != 0:
         raise ValueError(f"F(empty set) must be 0 for a Lovász extension; got {vals[0]}")
     return vals
@@ -219,6 +223,9 @@ def _set_function_values(F, n):
 
 def set_function_of(g: CPWLFunction) -> list[Fraction]:
     """G(S) = g(1_S) for all bitmasks S (the inverse of :func:`lovasz_extension` up to g(0))."""
+    require_type("g", g, CPWLFunction)
+    if getattr(g.complex, "permutations", None) is None:
+        raise ValueError(f"g must live on a braid fan (braid_fan(n)); got {g.complex.name}")
     n = g.complex.n
     out = []
     for S in range(1 << n):
@@ -239,7 +246,11 @@ def _cell_of_indicator(fan, S):
 
 
 def is_submodular(vals, n) -> bool:
-    """F(S+i) + F(S+j) >= F(S) + F(S+i+j) for all S and i != j not in S (exact)."""
+    """F(S+i) + F(S+j) >= F(S) + F(S+i+j) for all S and i != j not in S (exact).
+
+    ``vals``: the 2^n values F(S) indexed by bitmask; ``n`` <= 20 (n^2 2^n comparisons)."""
+    n = check_int("n", n, low=1, high=20)
+    vals = exact_vector("vals", vals, length=1 << n)
     for S in range(1 << n):
         for i in range(n):
             for j in range(i + 1, n):

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from theorylab.core.seeding import as_generator
-from theorylab.core.validate import check_array
+from theorylab.core.validate import check_array, check_int
 from theorylab.relu import ReLUNetwork, ceil_log, max_network
 
 from .complexes import _chebyshev, _walk_regions
@@ -280,7 +280,11 @@ def random_convex_pieces(k, n=2, *, seed=0, box=6, max_tries=200):
 
     Random offsets in [-box, box] first; if that keeps failing (many pieces, small n), offsets
     c_i = -|a_i|^2 + e_i with e_i in {0, 1} (lifted points near a concave paraboloid, so all of
-    them lie on the upper hull)."""
+    them lie on the upper hull). Needs k >= n + 1 (fewer slopes cannot span R^n)."""
+    n = check_int("n", n, low=1, high=6)
+    k = check_int("k", k, low=n + 1, high=200)
+    box = check_int("box", box, low=1, high=10**6)
+    max_tries = check_int("max_tries", max_tries, low=1, high=10**4)
     rng = as_generator(seed)
     for t in range(2 * max_tries):
         A = rng.integers(-box, box + 1, size=(k, n))

@@ -46,6 +46,8 @@ class LambdaSpace:
     """im(lambda) for a complex: integer basis ``L`` and the map bends -> function."""
 
     def __init__(self, complex: PolyhedralComplex):
+        if not isinstance(complex, PolyhedralComplex):
+            raise TypeError(f"complex must be a PolyhedralComplex; got {type(complex).__name__}")
         self.complex = complex
         n, W, C = complex.n, complex.n_walls, complex.n_cells
         walls = complex.walls
@@ -125,6 +127,8 @@ class LambdaSpace:
 
 def lambda_space(complex: PolyhedralComplex) -> LambdaSpace:
     """Cached :class:`LambdaSpace` of a complex."""
+    if not isinstance(complex, PolyhedralComplex):
+        raise TypeError(f"complex must be a PolyhedralComplex; got {type(complex).__name__}")
     sp = getattr(complex, "_lambda_space", None)
     if sp is None:
         sp = LambdaSpace(complex)

@@ -22,10 +22,17 @@ def four_ray_fan(rays=((2, 1), (-1, 2), (-2, -1), (1, -3))):
     return planar_fan(rays, name="4-ray fan")
 
 
+def _int_range(low, high):
+    low = check_int("low", low, low=-2 ** 62, high=2 ** 62)
+    high = check_int("high", high, low=low, high=2 ** 62)
+    return low, high
+
+
 def random_planar_fan(m, *, seed=0, box=3, max_tries=10_000):
     """A complete fan with ``m`` primitive integer rays in [-box, box]^2 (consecutive angles < pi)."""
     m = check_int("m", m, low=3, high=40)
-    box = check_int("box", box, low=1)
+    box = check_int("box", box, low=1, high=10**6)
+    max_tries = check_int("max_tries", max_tries, low=1, high=10**5)
     rng = as_generator(seed)
     for _ in range(max_tries):
         pts = rng.integers(-box, box + 1, size=(4 * m, 2))
@@ -49,7 +56,10 @@ def random_planar_fan(m, *, seed=0, box=3, max_tries=10_000):
 def random_polytope_fan(m, *, n=3, seed=0, box=2, max_tries=10_000):
     """A complete simplicial fan in R^n over conv of ``m`` random primitive integer rays in
     [-box, box]^n (origin interior, every ray a vertex, facets triangulated by qhull)."""
+    n = check_int("n", n, low=2, high=6)
     m = check_int("m", m, low=n + 1, high=40)
+    box = check_int("box", box, low=1, high=10**6)
+    max_tries = check_int("max_tries", max_tries, low=1, high=10**5)
     rng = as_generator(seed)
     for _ in range(max_tries):
         pts = rng.integers(-box, box + 1, size=(m, n))
@@ -69,11 +79,20 @@ def random_polytope_fan(m, *, n=3, seed=0, box=2, max_tries=10_000):
 
 def random_ray_values(fan, *, seed=0, low=-3, high=3):
     """Integer values in [low, high] at the rays of a fan."""
+    from ._checks import require_type
+    from .complexes import PolyhedralComplex
+
+    require_type("fan", fan, PolyhedralComplex, " with rays (planar_fan, polytope_fan, ...)")
+    if getattr(fan, "rays", None) is None:
+        raise ValueError(f"fan must be a fan with rays (planar_fan, polytope_fan, ...); got {fan.name}")
+    low, high = _int_range(low, high)
     rng = as_generator(seed)
     return [int(v) for v in rng.integers(low, high + 1, size=len(fan.rays))]
 
 
 def random_set_function(n, *, seed=0, low=-3, high=3):
-    """Integer set function on 2^[n] (bitmask-indexed list) with F(empty) = 0."""
+    """Integer set function on 2^[n] (bitmask-indexed list) with F(empty) = 0 (n <= 20)."""
+    n = check_int("n", n, low=1, high=20)
+    low, high = _int_range(low, high)
     rng = as_generator(seed)
     return [0] + [int(v) for v in rng.integers(low, high + 1, size=(1 << n) - 1)]

@@ -50,6 +50,10 @@ def wall_norms(complex: PolyhedralComplex) -> np.ndarray:
 
 def edge_length(D: DecompositionPolyhedron, y) -> float:
     """Total Newton-polytope edge length of g at the point y of D_P(f): sum lambda_tau(g) |nu_tau|."""
+    if not isinstance(D, DecompositionPolyhedron):
+        raise TypeError(f"D must be a DecompositionPolyhedron; got {type(D).__name__}")
+    from ._checks import exact_vector
+    y = exact_vector("y", y, length=D.d)
     return float(np.dot([float(v) for v in D.bends_of(y)], wall_norms(D.f.complex)))
 
 
@@ -109,6 +113,12 @@ def closing_ray(f: CPWLFunction):
 def refine_with_closing_ray(fan: PolyhedralComplex, values):
     """(refined fan, values there): the planar fan plus the closing ray of f, f unchanged
     (f is linear on each old cone, so its value at the new ray is exact)."""
+    from ._checks import exact_vector, require_type
+
+    require_type("fan", fan, PolyhedralComplex, " (a planar_fan)")
+    if fan.n != 2 or getattr(fan, "rays", None) is None:
+        raise ValueError(f"fan must be a planar fan (planar_fan(rays)); got {fan.name}")
+    values = exact_vector("values", values, length=len(fan.rays))
     f = CPWLFunction.from_ray_values(fan, values)
     r = closing_ray(f)
     rays = [tuple(q) for q in fan.rays]
