@@ -154,21 +154,35 @@ def _slow_reference(*, x, seed):  # the script's point function without the nap
 
 
 # ------------------------------------------------------------------------------ processes after numba
-def test_process_executor_works_after_a_parallel_numba_kernel_ran():
-    numba = pytest.importorskip("numba")
-
-    @numba.njit(parallel=True, cache=False)
+try:
+    import numba
+except ImportError:  # pragma: no cover - numba is a dependency
+    numba = None
+else:
+    @numba.njit(parallel=True, cache=True)
     def parallel_sum(n):
         s = 0.0
         for i in numba.prange(n):
             s += i
         return s
 
-    assert parallel_sum(1000) == 499500.0  # starts the threading layer (OpenMP/TBB/workqueue) here
-    points = grid(mu=[0.0, 1.0], n=[10, 100])
-    serial = sweep(draw, points, seed=3, executor="serial")
-    procs = sweep(draw, points, seed=3, executor="process", n_jobs=2)  # forked workers crashed here
-    pd.testing.assert_frame_equal(serial, procs)
+
+def parallel_point(*, n, seed):
+    """A sweep point that runs a parallel numba kernel (OpenMP/TBB/workqueue threads)."""
+    return {"s": parallel_sum(n), "pid": os.getpid()}
+
+
+@pytest.mark.skipif(numba is None, reason="numba not installed")
+def test_process_executor_works_after_a_parallel_numba_kernel_ran():
+    assert parallel_sum(1000) == 499500.0  # starts the threading layer in this (the parent) process
+    points = grid(n=[10, 100, 1000])
+    # with forked workers the children aborted ("fork() called from a process already using GNU
+    # OpenMP") and the pool raised BrokenProcessPool
+    procs = sweep(parallel_point, points, seed=3, executor="process", n_jobs=2)
+    assert procs["s"].tolist() == [45.0, 4950.0, 499500.0]
+    assert (procs["pid"] != os.getpid()).all()
+    serial = sweep(parallel_point, points, seed=3, executor="serial")
+    pd.testing.assert_frame_equal(serial.drop(columns="pid"), procs.drop(columns="pid"))
 
 
 # ------------------------------------------------------------------------------ dask

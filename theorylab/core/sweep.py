@@ -60,15 +60,19 @@ def _point_seed(seed, point):
     return child_seed(seed, json.dumps(_canonical(point), sort_keys=True))
 
 
+def _check_out(out):
+    if not isinstance(out, (pd.DataFrame, dict, list)):
+        raise TypeError(f"a sweep function must return a dict, list of dicts or DataFrame; got {type(out).__name__}")
+
+
 def _rows(out, point, seed) -> pd.DataFrame:
+    _check_out(out)
     if isinstance(out, pd.DataFrame):
         df = out.copy()
     elif isinstance(out, dict):
         df = pd.DataFrame([out])
-    elif isinstance(out, list):
-        df = pd.DataFrame(out)
     else:
-        raise TypeError(f"a sweep function must return a dict, list of dicts or DataFrame; got {type(out).__name__}")
+        df = pd.DataFrame(out)
     for k, v in point.items():
         if k not in df.columns:
             df[k] = [v] * len(df)
@@ -184,14 +188,16 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
         bar.update(len(points) - len(todo))
 
     def done(i, out):
-        _rows(out, points[i], seeds[i])  # refuse a bad return value before caching it
+        _check_out(out)  # refuse a bad return value before caching it
         results[i] = out
         if keys[i] is not None:
             cache.put(keys[i], out)
         bar.update(1)
 
     try:
-        if executor == "serial" or (executor == "process" and len(todo) <= 1):
+        if not todo:
+            pass
+        elif executor == "serial" or (executor == "process" and len(todo) <= 1):
             for i in todo:
                 interrupt.check()
                 done(i, _call(fn, points[i], seeds[i]))
