@@ -33,8 +33,8 @@ def test_sgd_kernel_py_func_equals_jit():
     J, B = init_weights(16, 2, 2, seed=1)
     lam = spectrum(16, 4, 1.0)
     rec = np.array([0, 20, 40], dtype=np.int64)
-    e1, s1 = kr.sgd_path(J, B, lam, 16, 0.1, True, rec, 7)
-    e2, s2 = kr.sgd_path.py_func(J, B, lam, 16, 0.1, True, rec, 7)
+    e1, s1 = kr.sgd_path(J, B, lam, 16, 0.1, True, rec, 7, 10.0)
+    e2, s2 = kr.sgd_path.py_func(J, B, lam, 16, 0.1, True, rec, 7, 10.0)
     assert s1 == s2 == -1
     np.testing.assert_allclose(e1, e2, rtol=1e-9)
 
@@ -172,3 +172,115 @@ def test_plateau_with_eta_term_is_a_fixed_point_of_the_group_ode():
     e = integrate_ode(L=L, K=2, M=2, eta=eta, overlaps=(q, r, t), alphas=[0.0, 50.0]).eps_g.values
     np.testing.assert_allclose(e, fp["eps"], rtol=1e-9)
     assert fp["eps"] > plateau_fixed_point(K=2, M=2)["eps"]
+
+
+# --------------------------------------------------------------------------- bad input and numerics (issue 14)
+def test_hierarchy_refuses_zero_or_tiny_step():
+    J, B = init_weights(12, 2, 2, seed=0)
+    ov = group_overlaps(J, B, 3)
+    with pytest.raises(ValueError, match="h must be"):
+        integrate_hierarchy(ov, beta=1.0, eta=0.1, K=2, M=2, alphas=[0.0, 1.0], h=0.0)
+    with pytest.raises(ValueError, match="time budget"):
+        integrate_hierarchy(ov, beta=1.0, eta=0.1, K=2, M=2, alphas=[0.0, 1.0], h=1e-300)
+    with pytest.raises(ValueError, match="time budget"):
+        integrate_ode(L=3, overlaps=ov, alphas=[0.0, 1.0], h=1e-300)
+
+
+def test_nan_alphas_refused_before_rounding():
+    with pytest.raises(ValueError, match="alphas must contain only finite"):
+        simulate_sgd(N=16, L=4, alphas=[0.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match="alphas must contain only finite"):
+        integrate_ode(L=2, alphas=[0.0, np.inf])
+    with pytest.raises(ValueError, match="alphas must be non-decreasing"):
+        simulate_sgd(N=16, L=4, alphas=[1.0, 0.5])
+
+
+def test_huge_sizes_refused_before_allocating():
+    with pytest.raises(ValueError, match="memory budget"):
+        eigenvalues(2 ** 63, 1.0)
+    with pytest.raises(ValueError, match="n_seeds=1000000000.*memory budget"):
+        simulate_sgd(N=16, L=4, n_seeds=10 ** 9, alphas=[0, 1])
+    with pytest.raises(ValueError, match="time budget"):
+        simulate_sgd(N=1024, L=4, n_seeds=1000, alphas=[0, 1e6])
+    with pytest.raises(ValueError, match="memory budget"):
+        init_weights(10 ** 9, 2, 2)
+    from theorylab.scaling import late_time_rate, linear_eps, simulate_sgd_over_L
+    with pytest.raises(ValueError, match="memory budget"):
+        linear_eps([1.0], L=10 ** 6, beta=1.0, eta=0.1)
+    with pytest.raises(ValueError, match="time budget"):
+        late_time_rate(L=11000, beta=1.0, eta=0.1)
+    with pytest.raises(ValueError, match="memory budget"):
+        simulate_sgd_over_L(N=1024, Ls=[4] * 10 ** 6, alphas=[0, 1])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: eigenvalues(8, np.nan), "beta must be"),
+    (lambda: eigenvalues(2 * 10 ** 6, 50.0), "underflows"),
+    (lambda: eigenvalues(8.5, 1.0), "L must be an integer"),
+    (lambda: init_weights(8, 2, 2, sigma_J=np.inf), "sigma_J must be"),
+    (lambda: init_weights(8, 2, 2, seed=-1), "seed must be"),
+    (lambda: simulate_sgd(N=16, L=4, eta=np.nan, alphas=[0, 1]), "eta must be"),
+    (lambda: simulate_sgd(N=16, L=4, seed="a", alphas=[0, 1]), "seed must be"),
+    (lambda: group_overlaps(np.ones((2, 8)), np.ones((2, 6)), 2), "same N"),
+    (lambda: group_overlaps(np.full((2, 8), np.nan), np.ones((2, 8)), 2), "J must contain only finite"),
+    (lambda: integrate_ode(L=2, K=1, M=1, overlaps=(np.zeros((2, 1, 1)),) * 2, alphas=[0, 1]), "overlaps must be"),
+    (lambda: integrate_ode(L=2, K=1, M=1, overlaps=(np.full((2, 1, 1), np.nan), np.zeros((2, 1, 1)),
+                                                    np.ones((2, 1, 1))), alphas=[0, 1]), "overlaps q must contain"),
+    (lambda: linear_eps([-1.0], L=4, beta=1.0, eta=0.1), "alphas must be"),
+    (lambda: linear_eps([1.0], L=4, beta=1.0, eta=0.1, D0=[1, 1, 1, -1]), "D0"),
+    (lambda: trainable_final_error([2.5], N=8, beta=1.0, eta=0.1), "n_trained must be an integer"),
+    (lambda: plateau_fixed_point(K=2, M=2, eta=np.nan), "eta must be"),
+    (lambda: plateau_fixed_point(K=1000, M=2), "K must be"),
+])
+def test_public_functions_refuse_bad_values_naming_the_argument(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_divergence_bound_is_derived_and_enforced():
+    """erf: eps_g <= (sqrt K + sqrt M)^2 / 2 for any weights; linear: 1e6 x the initial error."""
+    from theorylab.scaling.model import divergence_bound
+    J, B = init_weights(16, 2, 2, sigma_J=1.0, seed=0)
+    lam = spectrum(16, 4, 1.0)
+    b_erf = divergence_bound(J[None], B[None], lam[None], "erf")[0]
+    assert b_erf == pytest.approx(0.5 * (2 * np.sqrt(2)) ** 2)
+    eps = simulate_sgd(N=16, L=4, sigma_J=10.0, eta=5.0, alphas=[0, 1, 10], seed=1).eps_g
+    assert eps.max() <= b_erf  # a large-weight erf run stays below the hard bound
+    # a bound below the initial error makes the kernel report the first record as diverged
+    rec = np.array([0, 16], dtype=np.int64)
+    _, status = kr.sgd_paths(J[None], B[None], lam[None], 16, 0.1, True, rec, np.array([3]), np.array([1e-9]))
+    assert status[0] == 0
+
+
+def test_ode_output_checked_against_its_bound():
+    """The linear ODE with a step far beyond the RK4 stability limit raises SimulationDiverged (not NaN)."""
+    with pytest.raises(SimulationDiverged, match="1e6 x its initial scale|exceeds the bound"):
+        integrate_ode(L=2, K=1, M=1, activation="linear", eta=1.0, alphas=[0, 2000.0], h=10.0)
+
+
+def test_exact_finite_n_mean_matches_sgd_and_the_ode_limit():
+    from theorylab.scaling import linear_eps_finite_n
+    al = np.array([0.0, 1.0, 5.0])
+    tab = simulate_sgd(N=32, L=32, K=1, M=1, eta=0.5, activation="linear", alphas=al, n_seeds=100, sigma_J=0.0,
+                       teacher="sign", seed=3)
+    m = tab.groupby("alpha").eps_g.agg(["mean", "sem"])
+    exact = linear_eps_finite_n(al, N=32, L=32, beta=1.0, eta=0.5)
+    assert np.all(np.abs(m["mean"].to_numpy() - exact) <= 4 * m["sem"].to_numpy() + 1e-12)
+    # the finite-N correction to the N -> inf ODE is O(1/N): halving it when N doubles
+    ode = linear_eps(al[1:], L=8, beta=1.0, eta=0.5)
+    d = [linear_eps_finite_n(al[1:], N=N, L=8, beta=1.0, eta=0.5) / ode - 1 for N in (256, 512)]
+    np.testing.assert_allclose(d[0] / d[1], 2.0, rtol=0.05)
+
+
+# --------------------------------------------------------------------------- mutation test (issue 13)
+def test_mutation_wrong_spectrum_normalisation_is_caught(monkeypatch):
+    """Break the simulator (Tr Sigma / N = 1.05 instead of 1, at Python level in the SGD's spectrum):
+    the cheap isotropic-rate claim must come out "not reproduced" (rate eta lam (2 - eta lam) moves
+    from 0.750 to 0.774, many CI widths)."""
+    from theorylab.core import discover, run_claim
+    from theorylab.scaling import model
+    claim = discover().claims["scaling_ode:isotropic_rate_eta_0.5"]
+    assert run_claim(claim, "ci", seed=0).verdict == "reproduced"
+    real = model.spectrum
+    monkeypatch.setattr(model, "spectrum", lambda N, L, beta: 1.05 * real(N, L, beta))
+    assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"

@@ -356,14 +356,15 @@ def _update(J, xi, delta, n_trained):
 
 
 @njit(cache=True)
-def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed):
+def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed, blowup):
     """One path of one-pass SGD, J_i <- J_i + (eta/sqrt N) delta_i xi, xi = sqrt(lam) * z.
 
     Works in the eigenbasis of Sigma (equivalent by rotation invariance of the Gaussian
     initialisation).  Only the first ``n_trained`` coordinates are updated (Sec. 4.3).
     Normals from ``core._rng`` (one xoshiro256** state per path, seeded by ``seed``).
     Returns eps_g at the steps in ``rec_steps`` (computed exactly from the order parameters,
-    only at those steps) and the index of the first non-finite record (-1 if none).
+    only at those steps) and the index of the first record that is non-finite or above
+    ``blowup`` (-1 if none); the caller derives ``blowup`` from the problem.
     """
     K, N = J0.shape
     M = B.shape[0]
@@ -384,23 +385,24 @@ def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed):
             _sgd_steps(J, B, sq, n_trained, eta, erf, rec_steps[j] - step, state, xi, x, y, delta)
             step = rec_steps[j]
         e = _eps_sgd(J, B, lam, K, M, N, erf, C)
-        if not math.isfinite(e) or e > 1e12:
+        if not e <= blowup:  # also catches NaN
             return eps, j
         eps[j] = e
     return eps, -1
 
 
 @njit(parallel=True, cache=True)
-def sgd_paths(J0, B, lam, n_trained, eta, erf, rec_steps, seeds):
+def sgd_paths(J0, B, lam, n_trained, eta, erf, rec_steps, seeds, blowup):
     """Independent SGD paths in parallel (prange over paths; path p seeded by ``seeds[p]``).
 
-    J0: (P, K, N), B: (P, M, N), lam: (P, N) per-path spectra (so paths may differ in L).
+    J0: (P, K, N), B: (P, M, N), lam: (P, N) per-path spectra (so paths may differ in L);
+    blowup: (P,) per-path divergence bounds on eps_g.
     """
     P = J0.shape[0]
     eps = np.empty((P, rec_steps.shape[0]))
     status = np.empty(P, dtype=np.int64)
     for p in prange(P):
-        e, s = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p])
+        e, s = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p], blowup[p])
         eps[p] = e
         status[p] = s
     return eps, status

@@ -22,15 +22,40 @@ from scipy.special import gamma, zeta
 
 from theorylab.core import check_array, check_int, check_positive
 
+from ._budget import check_memory, check_work
 from .model import check_beta, check_eta, eigenvalues, sgd_stability_sum
 
 
-def _alphas(alphas):
-    return check_array("alphas", np.atleast_1d(alphas), ndim=1)
+def _alphas(alphas, *, positive=False):
+    a = check_array("alphas", np.atleast_1d(alphas), ndim=1)
+    if a.size == 0 or np.any(a <= 0 if positive else a < 0):
+        raise ValueError(f"alphas must be a non-empty 1-d array of times {'> 0' if positive else '>= 0'}; got "
+                         f"{a.size} values" + (f", min {a.min():.3g}" if a.size else ""))
+    check_memory("the alphas x eigenvalues table", a.size * 2.0, n_alphas=a.size)
+    return a
+
+
+def _check_dense(L, n_alphas=1):
+    """The dense L x L eigen-decomposition: memory L^2, time ~ 10 L^3."""
+    L = check_int("L", L, low=1)
+    check_memory("the L x L drift matrix", float(L) * L, L=L)
+    check_memory("the alphas x L table", float(n_alphas) * L, L=L, n_alphas=n_alphas)
+    check_work("the eigen-decomposition of the L x L drift matrix", 10.0 * float(L) ** 3 + float(n_alphas) * L * L, L=L)
+    return L
+
+
+def _check_D0(D0, L):
+    if D0 is None:
+        return np.ones(L)
+    D0 = check_array("D0", D0, shape=(L,))
+    if np.any(D0 < 0):
+        raise ValueError(f"D0 (initial mean squares per group) must be >= 0; got min {D0.min():.3g}")
+    return D0
 
 
 def drift_matrix(L, beta, eta, *, n_trained_groups=None):
     """A with dD/dalpha = A D (rows of untrained groups are zero)."""
+    L = _check_dense(L)
     lam = eigenvalues(L, beta)
     eta = check_eta(eta, "linear")
     A = -2.0 * eta * np.diag(lam) + (eta ** 2 / L) * np.outer(lam, lam)
@@ -46,8 +71,9 @@ def linear_group_errors(alphas, *, L, beta, eta, D0=None):
     The per-group error contributions are ``lambda_l D_l / (2L)``.
     """
     alphas = _alphas(alphas)
+    L = _check_dense(L, alphas.size)
     A = drift_matrix(L, beta, eta)
-    D0 = np.ones(L) if D0 is None else check_array("D0", D0, shape=(L,))
+    D0 = _check_D0(D0, L)
     w, V = np.linalg.eigh(A)
     if np.max(w) >= 0:
         raise ValueError(f"eta={eta} is outside the stable range of the linear ODE (largest rate {w.max():.3g} >= 0)")
@@ -64,9 +90,11 @@ def linear_eps(alphas, *, L, beta, eta, D0=None):
 def linear_eps_small_eta(alphas, *, L, beta, eta, D0=None):
     """The small-eta solution (1/(2L)) sum_l lambda_l D_l(0) exp(-2 eta lambda_l alpha)."""
     alphas = _alphas(alphas)
+    L = check_int("L", L, low=1)
+    check_memory("the alphas x L table", float(alphas.size) * L, L=L, n_alphas=alphas.size)
     lam = eigenvalues(L, beta)
-    eta = check_positive("eta", eta)
-    D0 = np.ones(L) if D0 is None else check_array("D0", D0, shape=(L,))
+    eta = check_eta(eta, "linear")
+    D0 = _check_D0(D0, L)
     return np.exp(-2 * eta * np.outer(alphas, lam)) @ (lam * D0) / (2 * L)
 
 
@@ -79,22 +107,22 @@ def power_law_exponent(beta):
 def power_law_window(*, L, beta, eta):
     """(1/(2 eta lambda_1), 1/(2 eta lambda_L)): the window where the power law holds (<< and >>)."""
     lam = eigenvalues(L, beta)
-    eta = check_positive("eta", eta)
+    eta = check_eta(eta, "linear")
     return 1.0 / (2 * eta * lam[0]), 1.0 / (2 * eta * lam[-1])
 
 
 def linear_power_law(alphas, *, L, beta, eta):
     """The large-L power law Gamma(b/(1+b)) lambda_1/(2L(1+b)) (2 eta lambda_1 alpha)^(-b/(1+b))."""
-    alphas = _alphas(alphas)
+    alphas = _alphas(alphas, positive=True)
     lam1 = eigenvalues(L, beta)[0]
-    eta = check_positive("eta", eta)
+    eta = check_eta(eta, "linear")
     b = beta
     return gamma(b / (1 + b)) * lam1 / (2 * L * (1 + b)) * (2 * eta * lam1 * alphas) ** (-b / (1 + b))
 
 
 def late_time_rate(*, L, beta, eta):
     """Decay rate of the slowest mode of the linear ODE (~ 2 eta lambda_L (1 + O(eta)))."""
-    w = np.linalg.eigvalsh(drift_matrix(L, beta, eta))
+    w = np.linalg.eigvalsh(drift_matrix(_check_dense(L), beta, eta))
     return float(-w.max())
 
 
@@ -110,6 +138,7 @@ def finite_n_rate(*, N, L, beta, eta):
     eta(2 - eta) - 2 eta^2/N + O(N^-1).
     """
     N = check_int("N", N, low=1)
+    L = _check_dense(L)
     lam = eigenvalues(L, beta)
     eta = check_eta(eta, "linear")
     G = -2.0 * eta * np.diag(lam) + (eta ** 2 / L) * np.outer(lam, lam) + (2 * eta ** 2 / N) * np.diag(lam ** 2)
@@ -117,6 +146,40 @@ def finite_n_rate(*, N, L, beta, eta):
     if mu >= 0 or 1 + mu / N <= 0:
         raise ValueError(f"eta={eta} is outside the stable range of the finite-N recursion (N={N}, L={L}, beta={beta})")
     return float(-N * np.log1p(mu / N))
+
+
+def linear_eps_finite_n(alphas, *, N, L, beta, eta, D0=None):
+    """Exact E[eps_g](alpha) of linear one-pass SGD at finite N (Gaussian inputs), per coordinate.
+
+    With u the error vector of the module doc and a = eta/N, one step is
+    u <- u - a (u.x) x with x ~ N(0, diag(lam)); by Isserlis' theorem the second moments
+    d_k = E[u_k^2] obey exactly (the recursion of :func:`finite_n_rate`, per coordinate)
+
+        d <- T d,   T = diag(1 - 2 a lam_k + 2 a^2 lam_k^2) + a^2 lam lam^T,
+
+    and E[eps_g] = (1/(2N)) lam . d.  T is symmetric, so d(n steps) = V diag(w^n) V^T d(0).
+    ``D0``: the per-coordinate d(0) (default 1: a +-1 teacher with sigma_J = 0, or the mean of
+    a N(0, 1) teacher).  ``alphas`` are rounded to whole steps n = round(alpha N), as in
+    :func:`theorylab.scaling.simulate_sgd`.  Its N -> infinity limit is :func:`linear_eps`.
+    """
+    alphas = _alphas(alphas)
+    N = _check_dense(check_int("N", N, low=1), alphas.size)
+    L = check_int("L", L, low=1, high=N)
+    if N % L:
+        raise ValueError(f"L must divide N (each of the L eigenvalues has multiplicity N/L); got N={N}, L={L}")
+    lam = np.repeat(eigenvalues(L, beta), N // L)  # per coordinate (not model.spectrum: kept independent of SGD)
+    eta = check_eta(eta, "linear")
+    D0 = _check_D0(D0, N)
+    a = eta / N
+    T = np.diag(1.0 - 2 * a * lam + 2 * a * a * lam ** 2) + a * a * np.outer(lam, lam)
+    w, V = np.linalg.eigh(T)
+    if np.max(np.abs(w)) >= 1.0:
+        raise ValueError(f"eta={eta} is outside the mean-square stable range of linear SGD at N={N} "
+                         f"(spectral radius of the second-moment map {np.abs(w).max():.6f} >= 1)")
+    n = np.round(alphas * N)
+    c = V.T @ D0
+    d = (w[None, :] ** n[:, None] * c) @ V.T  # (n_alphas, N): d(n) = V w^n V^T d(0)
+    return d @ lam / (2 * N)
 
 
 def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
@@ -133,9 +196,15 @@ def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
     N = check_int("N", N, low=1)
     lam = eigenvalues(N, beta)
     eta = check_eta(eta, "linear")
-    D0 = np.ones(N) if D0 is None else check_array("D0", D0, shape=(N,))
+    D0 = _check_D0(D0, N)
+    n_trained = np.atleast_1d(n_trained)
+    if n_trained.ndim != 1 or n_trained.size == 0:
+        raise ValueError(f"n_trained must be an integer or a non-empty 1-d sequence of integers; got shape {n_trained.shape}")
+    check_work("the stationary errors (len(n_trained) x N)", float(n_trained.size) * N, n_trained=n_trained.size, N=N)
+    if not isinstance(finite_n, (bool, np.bool_)):
+        raise TypeError(f"finite_n must be a bool; got {finite_n!r}")
     out = []
-    for n in np.atleast_1d(n_trained):
+    for n in n_trained:
         n = check_int("n_trained", n, low=0, high=N)
         denom = 1.0 - (sgd_stability_sum(eta, lam, n) if finite_n else eta / (2 * N) * lam[:n].sum())
         if denom <= 0:
@@ -147,4 +216,8 @@ def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
 def trainable_power_law(n_trained, *, beta):
     """The large-N law eps_inf ~ n_trained^(-beta) / (2 beta zeta(1+beta))."""
     beta = check_beta(beta)
-    return np.asarray(n_trained, float) ** (-beta) / (2 * beta * zeta(1 + beta))
+    n = check_array("n_trained", np.atleast_1d(n_trained))
+    if n.size == 0 or np.any(n < 1):
+        raise ValueError(f"n_trained must be a non-empty array of counts >= 1; got {n.size} values"
+                         + (f", min {n.min():.3g}" if n.size else ""))
+    return n ** (-beta) / (2 * beta * zeta(1 + beta))

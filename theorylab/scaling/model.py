@@ -12,9 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from theorylab.core import SimulationDiverged, as_generator, check_choice, check_int, check_positive, check_real, spawn_seeds
+from theorylab.core import (SimulationDiverged, as_generator, check_array, check_choice, check_int, check_positive,
+                            check_real, require_bounded, spawn_seeds)
 
 from . import _kernels as kr
+from ._budget import check_memory, check_times, check_work
+
+MAX_BETA = 50.0  # lambda_l ~ l^-(1+beta): beyond this the tail eigenvalues underflow for L >~ 1e6
 
 ACTIVATIONS = ("erf", "linear")
 
@@ -25,13 +29,22 @@ def check_sizes(N, L, K=1, M=1):
     L = check_int("L", L, low=1, high=N)
     K = check_int("K", K, low=1)
     M = check_int("M", M, low=1)
+    check_memory("the weights (K + M) x N", (K + M) * N, N=N, K=K, M=M)
     if N % L:
         raise ValueError(f"L must divide N (each of the L eigenvalues has multiplicity N/L); got N={N}, L={L}")
     return N, L, K, M
 
 
 def check_beta(beta):
-    return check_real("beta", beta, low=0.0, low_open=True)
+    """beta in (0, MAX_BETA]."""
+    return check_real("beta", beta, low=0.0, low_open=True, high=MAX_BETA)
+
+
+def check_seed(seed):
+    """A root seed: a non-negative integer (or a numpy Generator, passed through)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return check_int("seed", seed, low=0, high=2 ** 63 - 1)
 
 
 def eigenvalues(L, beta):
@@ -51,8 +64,13 @@ def eigenvalues(L, beta):
     """
     L = check_int("L", L, low=1)
     beta = check_beta(beta)
+    check_memory("the eigenvalues", L, L=L)
     w = np.arange(1, L + 1, dtype=float) ** -(1.0 + beta)
-    return w * (L / w.sum())
+    lam = w * (L / w.sum())
+    if not lam[-1] > np.finfo(float).tiny:
+        raise ValueError(f"L={L}, beta={beta}: the smallest eigenvalue L^-(1+beta) underflows to "
+                         f"{lam[-1]:.3g}; use a smaller beta or L")
+    return lam
 
 
 def spectrum(N, L, beta):
@@ -75,9 +93,10 @@ def init_weights(N, K, M, *, sigma_J=0.01, teacher="gaussian", seed=0):
     N = check_int("N", N, low=1)
     K = check_int("K", K, low=1)
     M = check_int("M", M, low=1)
-    sigma_J = check_real("sigma_J", sigma_J, low=0.0)
+    check_memory("the weights (K + M) x N", (K + M) * N, N=N, K=K, M=M)
+    sigma_J = check_real("sigma_J", sigma_J, low=0.0, high=1e3)
     teacher = check_choice("teacher", teacher, TEACHERS)
-    rng = as_generator(seed)
+    rng = as_generator(check_seed(seed))
     B = rng.standard_normal((M, N))
     if teacher == "sign":
         B = np.sign(B)
@@ -90,10 +109,13 @@ def group_overlaps(J, B, L):
 
     The hierarchy of the paper, Q^(m) = J Sigma^m J^T / N, is ``(1/L) sum_l lambda_l^m q^l``.
     """
-    J = np.asarray(J, float)
-    B = np.asarray(B, float)
+    J = check_array("J", J, ndim=2)
+    B = check_array("B", B, ndim=2)
     K, N = J.shape
     M = B.shape[0]
+    if B.shape[1] != N or K == 0 or M == 0 or N == 0:
+        raise ValueError(f"J (K, N) and B (M, N) must be non-empty with the same N; got shapes {J.shape}, {B.shape}")
+    L = check_int("L", L, low=1, high=N)
     if N % L:
         raise ValueError(f"L must divide N; got N={N}, L={L}")
     n = N // L
@@ -106,15 +128,17 @@ def group_overlaps(J, B, L):
 
 
 def _rec_steps(alphas, N):
-    alphas = np.asarray(alphas, float)
-    if alphas.ndim != 1 or alphas.size == 0 or np.any(alphas < 0) or np.any(np.diff(alphas) < 0):
-        raise ValueError(f"alphas must be a non-empty, non-decreasing 1-d array of times >= 0; got {alphas!r}")
+    alphas = check_times("alphas", alphas)
+    if not alphas[-1] * N < 2.0 ** 62:
+        raise ValueError(f"alphas: the last time {alphas[-1]:.3g} is {alphas[-1] * N:.3g} steps at N={N}, beyond int64")
     return np.round(alphas * N).astype(np.int64)
 
 
 def check_eta(eta, activation):
     """eta in (0, 2): for the linear network the online dynamics is unstable for eta >= 2 Tr(Sigma)/N = 2."""
     eta = check_positive("eta", eta)
+    if eta > 1e3:
+        raise ValueError(f"eta must be a finite float in (0, 1e3]; got {eta}")
     if activation == "linear" and eta >= 2.0:
         raise ValueError(f"eta must be in (0, 2) for the linear activation (the mean-square dynamics "
                          f"dD/dalpha = (-2 eta diag(lambda) + eta^2 lambda lambda^T / L) D is unstable "
@@ -193,6 +217,8 @@ def simulate_sgd(*, N=1024, L=8, K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, acti
     """
     N, L, K, M = check_sizes(N, L, K, M)
     n_seeds = check_int("n_seeds", n_seeds, low=1)
+    check_memory("the weights of all paths (n_seeds x (K + M) x N)", n_seeds * (K + M) * N, n_seeds=n_seeds, N=N,
+                 K=K, M=M)
     return _run_paths(N=N, Ls=[L] * n_seeds, K=K, M=M, beta=beta, eta=eta, sigma_J=sigma_J, activation=activation,
                       alphas=alphas, n_trained=n_trained, teacher=teacher, seed=seed, return_init=return_init)
 
@@ -205,6 +231,10 @@ def simulate_sgd_over_L(*, N=1024, Ls=(1, 4, 16), K=2, M=2, beta=1.0, eta=0.1, s
     divide N).  The table's ``seed_index`` p is the path of ``Ls[p]``; a column ``L`` is added.
     """
     N = check_int("N", N, low=1)
+    if isinstance(Ls, (str, bytes)) or not hasattr(Ls, "__len__"):
+        raise TypeError(f"Ls must be a sequence of integers; got {Ls!r}")
+    check_memory("the weights of all paths (len(Ls) x (K + M) x N)", len(Ls) * (check_int("K", K, low=1) +
+                 check_int("M", M, low=1)) * N, n_paths=len(Ls), N=N, K=K, M=M)
     Ls = [check_sizes(N, L, K, M)[1] for L in Ls]
     if not Ls:
         raise ValueError("Ls must hold at least one value of L")
@@ -220,11 +250,21 @@ def _run_paths(*, N, Ls, K, M, beta, eta, sigma_J, activation, alphas, n_trained
     activation = check_choice("activation", activation, ACTIVATIONS)
     beta = check_beta(beta)
     eta = check_eta(eta, activation)
+    sigma_J = check_real("sigma_J", sigma_J, low=0.0, high=1e3)
+    teacher = check_choice("teacher", teacher, TEACHERS)
+    seed = check_seed(seed)
     n_seeds = len(Ls)
     n_trained = N if n_trained is None else check_int("n_trained", n_trained, low=0, high=N)
     if alphas is None:
         alphas = np.concatenate([[0.0], np.geomspace(1.0 / N, 100.0, 59)])
     rec = _rec_steps(alphas, N)
+    size = dict(n_seeds=n_seeds, N=N, K=K, M=M)
+    check_memory("the weights of all paths (n_seeds x (K + M) x N)", n_seeds * (K + M) * N, **size)
+    check_memory("the recorded errors (n_seeds x len(alphas))", n_seeds * rec.size, n_seeds=n_seeds,
+                 n_alphas=rec.size)
+    # per step: N normals, (K + M) N multiply-adds for the pre-activations, K N for the update
+    check_work("one-pass SGD (n_seeds x alphas[-1] N steps x (2K + M + 1) N)",
+               float(n_seeds) * float(rec[-1]) * (2 * K + M + 1) * N, alpha_max=float(rec[-1]) / N, **size)
     lam = np.stack([spectrum(N, L, beta) for L in Ls])
     if activation == "linear":
         for lam_p in lam:
@@ -235,17 +275,40 @@ def _run_paths(*, N, Ls, K, M, beta, eta, sigma_J, activation, alphas, n_trained
     for p in range(n_seeds):
         J0[p], B0[p] = init_weights(N, K, M, sigma_J=sigma_J, teacher=teacher, seed=int(seeds[2 * p]))
     run_seeds = (seeds[1::2] & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    eps, status = kr.sgd_paths(J0, B0, lam, n_trained, eta, activation == "erf", rec, run_seeds)
+    blowup = divergence_bound(J0, B0, lam, activation)
+    eps, status = kr.sgd_paths(J0, B0, lam, n_trained, eta, activation == "erf", rec, run_seeds, blowup)
     bad = np.flatnonzero(status >= 0)
+    ctx = dict(N=N, K=K, M=M, beta=beta, eta=eta, activation=activation)
     if bad.size:
         p = int(bad[0])
-        raise SimulationDiverged(f"SGD diverged on path {p} before alpha={rec[status[p]] / N:g} with "
-                                 f"N={N}, L={Ls[p]}, K={K}, M={M}, beta={beta}, eta={eta}, activation={activation!r}")
+        raise SimulationDiverged(f"SGD diverged on path {p} before alpha={rec[status[p]] / N:g}: eps_g non-finite or "
+                                 f"above the bound {blowup[p]:.3g} (see divergence_bound) with L={Ls[p]}, "
+                                 + ", ".join(f"{k}={v!r}" for k, v in ctx.items()))
+    require_bounded("eps_g", eps, float(blowup.max()), **ctx)
     table = pd.DataFrame({"alpha": np.tile(rec / N, n_seeds), "seed_index": np.repeat(np.arange(n_seeds), rec.size),
                           "eps_g": eps.ravel()})
     if return_init:
         return table, (J0, B0)
     return table
+
+
+def divergence_bound(J0, B0, lam, activation):
+    """Per-path bound on eps_g beyond which a run has diverged (derived, not a catch-all).
+
+    erf: |g| <= 1, so |f - y| <= sqrt(K) + sqrt(M) and eps_g <= (sqrt K + sqrt M)^2 / 2 on every
+    path, whatever the weights; a value above it (times 1 + 1e-9 for rounding) is a numerical
+    failure.  linear: in the mean-square stable range (checked by :func:`check_eta_sgd`)
+    E[eps_g] decays from its initial value eps_0; a single path fluctuates around the mean by a
+    factor that grows like exp(O(alpha eta^2 / N)), so 1e6 eps_0 (floored at 1e-300) marks a
+    run that has left the regime the ODE describes.
+    """
+    P, K, N = J0.shape
+    M = B0.shape[1]
+    if activation == "erf":
+        return np.full(P, 0.5 * (np.sqrt(K) + np.sqrt(M)) ** 2 * (1 + 1e-9))
+    u = J0.sum(axis=1) / np.sqrt(K) - B0.sum(axis=1) / np.sqrt(M)  # (P, N): the linear error vector
+    eps0 = 0.5 * np.sum(lam * u * u, axis=1) / N
+    return 1e6 * np.maximum(eps0, 1e-300)
 
 
 def sgd_reference_numpy(J0, B, lam, *, eta, erf, n_steps, seed=0):

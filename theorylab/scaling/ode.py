@@ -32,10 +32,40 @@ import numpy as np
 import pandas as pd
 from scipy.integrate import solve_ivp
 
-from theorylab.core import SimulationDiverged, check_choice, check_int, check_positive
+from theorylab.core import SimulationDiverged, check_array, check_choice, check_int, check_positive, require_bounded
 
 from . import _kernels as kr
-from .model import ACTIVATIONS, check_beta, check_eta, check_sizes, eigenvalues, group_overlaps, init_weights
+from ._budget import check_memory, check_times, check_work
+from .model import ACTIVATIONS, check_beta, check_eta, check_seed, check_sizes, eigenvalues, group_overlaps, init_weights
+
+MAX_HIERARCHY_L = 16  # the monomial basis Sigma^m of the hierarchy has condition ~ (lam_1/lam_L)^L
+
+
+def _check_overlaps(overlaps, L, K, M):
+    """(q, r, t) finite arrays of shapes (L, K, K), (L, K, M), (L, M, M)."""
+    if not isinstance(overlaps, (tuple, list)) or len(overlaps) != 3:
+        raise TypeError(f"overlaps must be a tuple (q, r, t) of three arrays; got {type(overlaps).__name__}")
+    q, r, t = (check_array(n, a) for n, a in zip(("overlaps q", "overlaps r", "overlaps t"), overlaps))
+    if q.shape != (L, K, K) or r.shape != (L, K, M) or t.shape != (L, M, M):
+        raise ValueError(f"overlaps must have shapes {(L, K, K)}, {(L, K, M)}, {(L, M, M)}; got "
+                         f"{q.shape}, {r.shape}, {t.shape}")
+    return q, r, t
+
+
+def ode_work(L, K, M, n_steps):
+    """Elementary operations of ``n_steps`` RK4 steps: 4 right-hand sides, each with the K^2 (K+M)^2
+    four-point Gaussian integrals of E[delta delta^T] (~50 operations each) and the L group updates."""
+    return 4.0 * n_steps * (50.0 * K * K * (K + M) ** 2 + 4.0 * L * K * (K + M))
+
+
+def eps_bound(q, r, t, lam, K, M, erf):
+    """Bound on eps_g beyond which the ODE has diverged: erf, (sqrt K + sqrt M)^2/2 (|g| <= 1, any
+    overlaps); linear, 1e6 x the initial eps_g (the linear ODE decays in its stable range eta < 2)."""
+    if erf:
+        return 0.5 * (np.sqrt(K) + np.sqrt(M)) ** 2 * (1 + 1e-9)
+    C = np.empty((K + M, K + M))
+    kr.group_cov(*(np.ascontiguousarray(np.moveaxis(a, 0, -1)) for a in (q, r, t)), lam / lam.size, K, M, C)
+    return 1e6 * max(kr.eps_from_cov(C, K, M, False), 1e-300)
 
 
 def initial_overlaps(*, N=1024, L=8, K=2, M=2, sigma_J=0.01, seed=0, exact_teacher=False):
@@ -45,6 +75,8 @@ def initial_overlaps(*, N=1024, L=8, K=2, M=2, sigma_J=0.01, seed=0, exact_teach
     (the finite-N draw has t^l = I + O((N/L)^-1/2)); q and r stay the finite-N draw.
     """
     N, L, K, M = check_sizes(N, L, K, M)
+    if not isinstance(exact_teacher, (bool, np.bool_)):
+        raise TypeError(f"exact_teacher must be a bool; got {exact_teacher!r}")
     J, B = init_weights(N, K, M, sigma_J=sigma_J, seed=seed)
     q, r, t = group_overlaps(J, B, L)
     if exact_teacher:
@@ -87,31 +119,40 @@ def integrate_ode(*, L=8, K=2, M=2, beta=1.0, eta=0.1, activation="erf", overlap
     activation = check_choice("activation", activation, ACTIVATIONS)
     eta = check_eta(eta, activation)
     method = check_choice("method", method, ("rk4", "solve_ivp"))
-    if overlaps is None:
-        q, r, t = initial_overlaps(N=N, L=L, K=K, M=M, sigma_J=sigma_J, seed=seed)
-    else:
-        q, r, t = (np.ascontiguousarray(a, float) for a in overlaps)
     L = check_int("L", L, low=1)
     K = check_int("K", K, low=1)
     M = check_int("M", M, low=1)
-    if q.shape != (L, K, K) or r.shape != (L, K, M) or t.shape != (L, M, M):
-        raise ValueError(f"overlaps must have shapes {(L, K, K)}, {(L, K, M)}, {(L, M, M)}; got "
-                         f"{q.shape}, {r.shape}, {t.shape}")
+    check_memory("the group overlaps L x (K + M)^2", L * (K + M) ** 2, L=L, K=K, M=M)
+    if overlaps is None:
+        q, r, t = initial_overlaps(N=N, L=L, K=K, M=M, sigma_J=sigma_J, seed=seed)
+    else:
+        q, r, t = _check_overlaps(overlaps, L, K, M)
     lam = eigenvalues(L, beta)
     ntg = L if n_trained_groups is None else check_int("n_trained_groups", n_trained_groups, low=0, high=L)
     trained = np.arange(L) < ntg
-    alphas = _default_alphas() if alphas is None else np.asarray(alphas, float)
-    if alphas.ndim != 1 or np.any(alphas < 0) or np.any(np.diff(alphas) < 0):
-        raise ValueError(f"alphas must be a non-decreasing 1-d array of times >= 0; got {alphas!r}")
+    alphas = _default_alphas() if alphas is None else check_times("alphas", alphas)
+    check_memory("the recorded overlaps len(alphas) x (K + M)^2", alphas.size * (K + M) ** 2, n_alphas=alphas.size,
+                 K=K, M=M)
+    if not isinstance(return_overlaps, (bool, np.bool_)):
+        raise TypeError(f"return_overlaps must be a bool; got {return_overlaps!r}")
     erf = activation == "erf"
     h = min(0.5, 0.5 / (eta * lam[0])) if h is None else check_positive("h", h)
-    ctx = f"L={L}, K={K}, M={M}, beta={beta}, eta={eta}, activation={activation!r}"
+    alpha_max = float(alphas[-1]) if alphas.size else 0.0
+    check_work("the ODE integration (alphas[-1]/h RK4 steps)", ode_work(L, K, M, alpha_max / h + alphas.size),
+               alpha_max=alpha_max, h=h, L=L, K=K, M=M)
+    ctx = dict(L=L, K=K, M=M, beta=beta, eta=eta, activation=activation)
+    ctx_s = ", ".join(f"{k}={v!r}" for k, v in ctx.items())
+    bound = eps_bound(q, r, t, lam, K, M, erf)
     if method == "rk4":
-        eps, Q, R, status = kr.rk4_groups(q, r, t, lam, trained, eta, erf, h, alphas, 1e8)
+        # the state may not grow beyond 1e6 x its initial scale (1 for the teacher overlaps t = I)
+        state_bound = 1e6 * max(1.0, float(np.abs(q).max()), float(np.abs(r).max()), float(np.abs(t).max()))
+        eps, Q, R, status = kr.rk4_groups(q, r, t, lam, trained, eta, erf, h, alphas, state_bound)
         if status >= 0:
-            raise SimulationDiverged(f"ODE diverged before alpha={alphas[status]:g} with {ctx}")
+            raise SimulationDiverged(f"ODE diverged before alpha={alphas[status]:g}: an overlap left "
+                                     f"[-{state_bound:.3g}, {state_bound:.3g}] (1e6 x its initial scale) with {ctx_s}")
     else:
-        eps, Q, R = _solve_ivp(q, r, t, lam, trained, eta, erf, alphas, ctx)
+        eps, Q, R = _solve_ivp(q, r, t, lam, trained, eta, erf, alphas, ctx_s)
+    require_bounded("eps_g", eps, bound, **ctx)
     table = pd.DataFrame({"alpha": alphas, "eps_g": eps})
     if return_overlaps:
         return table, Q, R
@@ -148,13 +189,26 @@ def _solve_ivp(q, r, t, lam, trained, eta, erf, alphas, ctx):
 # --------------------------------------------------------------------------- the Sigma^m hierarchy
 def to_hierarchy(x, lam):
     """Group overlaps x^l (L, ...) -> hierarchy levels X^(m) = (1/L) sum_l lam_l^m x^l, m = 0..L-1."""
+    lam = _check_lam(lam)
+    x = check_array("x", x)
+    if x.ndim == 0 or x.shape[0] != lam.size:
+        raise ValueError(f"x must have the group index first, length len(lam)={lam.size}; got shape {x.shape}")
     L = lam.size
     V = np.vander(lam, L, increasing=True).T / L  # V[m, l] = lam_l^m / L
     return np.tensordot(V, x, axes=(1, 0))
 
 
+def _check_lam(lam):
+    lam = check_array("lam", lam, ndim=1)
+    if lam.size == 0 or lam.size > MAX_HIERARCHY_L or np.any(lam <= 0):
+        raise ValueError(f"lam must hold 1..{MAX_HIERARCHY_L} positive eigenvalues (the Sigma^m hierarchy is "
+                         f"ill-conditioned beyond); got {lam.size} values, min {lam.min() if lam.size else None}")
+    return lam
+
+
 def closure_coefficients(lam):
     """a_j with Sigma^L = sum_{j<L} a_j Sigma^j, from the minimal polynomial prod_l (x - lambda_l)."""
+    lam = _check_lam(lam)
     p = np.poly(lam)  # x^L + p_1 x^(L-1) + ... + p_L
     return -p[1:][::-1]  # a_j multiplies Sigma^j
 
@@ -190,8 +244,22 @@ def integrate_hierarchy(overlaps, *, beta, eta, K, M, activation="erf", alphas, 
 
     Returns eps_g at ``alphas`` (from the level-1 order parameters).
     """
-    q, r, t = overlaps
-    L = q.shape[0]
+    activation = check_choice("activation", activation, ACTIVATIONS)
+    eta = check_eta(eta, activation)
+    K = check_int("K", K, low=1, high=64)
+    M = check_int("M", M, low=1, high=64)
+    if not isinstance(overlaps, (tuple, list)) or len(overlaps) != 3:
+        raise TypeError(f"overlaps must be a tuple (q, r, t) of three arrays; got {type(overlaps).__name__}")
+    L = int(np.shape(overlaps[0])[0]) if np.ndim(overlaps[0]) == 3 else 0
+    if not 1 <= L <= MAX_HIERARCHY_L:
+        raise ValueError(f"overlaps q must have shape (L, K, K) with 1 <= L <= {MAX_HIERARCHY_L} (the Sigma^m "
+                         f"hierarchy is ill-conditioned beyond; use integrate_ode); got shape {np.shape(overlaps[0])}")
+    q, r, t = _check_overlaps(overlaps, L, K, M)
+    alphas = check_times("alphas", alphas)
+    h = check_positive("h", h)
+    alpha_max = float(alphas[-1]) if alphas.size else 0.0
+    check_work("the hierarchy integration (alphas[-1]/h RK4 steps)", 25 * ode_work(L, K, M, alpha_max / h + alphas.size),
+               alpha_max=alpha_max, h=h, L=L, K=K, M=M)
     lam = eigenvalues(L, beta)
     Qh, Rh, Th = to_hierarchy(q, lam), to_hierarchy(r, lam), to_hierarchy(t, lam)
     a = closure_coefficients(lam)
@@ -214,4 +282,5 @@ def integrate_hierarchy(overlaps, *, beta, eta, K, M, activation="erf", alphas, 
             Rh = Rh + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
             alpha += dt
         out.append(eps_of(Qh, Rh))
-    return np.array(out)
+    return require_bounded("eps_g", np.array(out), eps_bound(q, r, t, lam, K, M, erf), L=L, K=K, M=M, beta=beta,
+                           eta=eta, activation=activation)

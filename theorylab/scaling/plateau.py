@@ -22,6 +22,8 @@ from theorylab.core import check_array, check_int, check_positive, check_real
 
 from . import _kernels as kr
 
+MAX_UNITS = 64  # K, M: each drift evaluation needs K^2 (K + M)^2 four-point integrals
+
 
 def _symmetric_cov(Q, C, R, K, M):
     cov = np.full((K + M, K + M), 0.0)
@@ -58,9 +60,11 @@ def plateau_fixed_point(*, K=2, M=2, eta=0.0, guess=None):
     -------
     dict with keys ``Q``, ``C``, ``R``, ``eps``.
     """
-    K = check_int("K", K, low=1)
-    M = check_int("M", M, low=1)
-    eta = check_real("eta", eta, low=0.0)
+    K = check_int("K", K, low=1, high=MAX_UNITS)
+    M = check_int("M", M, low=1, high=MAX_UNITS)
+    eta = check_real("eta", eta, low=0.0, high=2.0)
+    if guess is not None:
+        guess = check_array("guess", guess, shape=(3,))
     if guess is None:  # the isotropic K = M values Q = C = 1/(2K-1), R = 1/sqrt(K(2K-1)) as a start
         guess = (1.0 / (2 * K - 1), 1.0 / (2 * K - 1), 1.0 / np.sqrt(K * (2 * K - 1)))
     x0 = np.array(guess, float)[[0, 1, 2] if K > 1 else [0, 2]]
@@ -87,6 +91,9 @@ def escape_time(alphas, eps, *, height, fraction=0.5):
     alphas = check_array("alphas", alphas, ndim=1)
     eps = check_array("eps", eps, shape=(alphas.size,))
     height = check_positive("height", height)
+    fraction = check_real("fraction", fraction, low=0.0, high=1.0, low_open=True)
+    if alphas.size == 0 or np.any(np.diff(alphas) < 0) or np.any(eps < 0):
+        raise ValueError(f"alphas must be non-empty and non-decreasing and eps >= 0; got {alphas.size} points")
     thr = fraction * height
     below = np.flatnonzero(eps < thr)
     if below.size == 0:
@@ -104,9 +111,56 @@ def plateau_value(alphas, eps, *, window):
     """eps_g at the flattest point (min |d log eps / d log alpha|) of the curve inside ``window``."""
     alphas = check_array("alphas", alphas, ndim=1)
     eps = check_array("eps", eps, shape=(alphas.size,))
+    window = check_array("window", window, shape=(2,))
+    if not window[0] < window[1]:
+        raise ValueError(f"window must be (low, high) with low < high; got {tuple(window)}")
     m = (alphas >= window[0]) & (alphas <= window[1]) & (alphas > 0) & (eps > 0)
     a, e = np.log(alphas[m]), np.log(eps[m])
     if a.size < 3:
         raise ValueError(f"window {window} holds {a.size} usable points; need at least 3")
     s = np.abs(np.gradient(e, a))
     return float(np.exp(e[np.argmin(s)])), float(s.min())
+
+
+def plateau_instability_rate(*, L, K=2, M=2, beta=1.0, eta=0.1, step=1e-6):
+    """Largest real part of the eigenvalues of the group ODE's Jacobian at the symmetric plateau.
+
+    The fixed point of :func:`plateau_fixed_point` (with the eta^2 term), placed in every group
+    (q^l = Q, r^l = R, t^l = I, which is a fixed point of the group ODEs, see module doc); the
+    Jacobian of (q, r) -> (dq, dr) over all L groups by central differences of width ``step``.
+    A trajectory leaves the plateau along the unstable direction at this rate, so the plateau
+    lasts about log(1/delta_0) / rate for an initial asymmetry delta_0 (the reviewers' M^2/L law
+    for the escape time corresponds to a rate ~ L/M^2).  Cost: 2 L K (K + M) right-hand sides.
+    """
+    from .model import check_beta, eigenvalues
+
+    L = check_int("L", L, low=1, high=256)
+    K = check_int("K", K, low=1, high=MAX_UNITS)
+    M = check_int("M", M, low=1, high=MAX_UNITS)
+    beta = check_beta(beta)
+    eta = check_real("eta", eta, low=0.0, high=2.0, low_open=True)
+    step = check_real("step", step, low=0.0, high=1e-2, low_open=True)
+    fp = plateau_fixed_point(K=K, M=M, eta=eta)
+    lam = eigenvalues(L, beta)
+    q = np.full((K, K, L), fp["C"])
+    q[np.arange(K), np.arange(K)] = fp["Q"]
+    r = np.full((K, M, L), fp["R"])
+    t = np.zeros((M, M, L))
+    t[np.arange(M), np.arange(M)] = 1.0
+    w, el = lam / L, eta * lam
+    C, A, Bm, D = np.empty((K + M, K + M)), np.empty((K, K)), np.empty((K, M)), np.empty((K, K))
+    dq, dr = np.empty_like(q), np.empty_like(r)
+    nq = q.size
+
+    def f(y):
+        kr.group_rhs(np.ascontiguousarray(y[:nq].reshape(q.shape)), np.ascontiguousarray(y[nq:].reshape(r.shape)),
+                     t, w, el, eta, True, dq, dr, C, A, Bm, D)
+        return np.concatenate([dq.ravel(), dr.ravel()])
+
+    y0 = np.concatenate([q.ravel(), r.ravel()])
+    jac = np.empty((y0.size, y0.size))
+    for j in range(y0.size):
+        e = np.zeros(y0.size)
+        e[j] = step
+        jac[:, j] = (f(y0 + e) - f(y0 - e)) / (2 * step)
+    return float(np.linalg.eigvals(jac).real.max())
