@@ -322,3 +322,30 @@ def test_mutation_convexity_sign_is_caught(monkeypatch):
     assert run_claim(claim, "ci", seed=0).verdict == "reproduced"
     monkeypatch.setattr(CPWLFunction, "is_convex", lambda self: all(v <= 0 for v in self._bends))
     assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"
+
+
+def test_public_functions_name_bad_arguments():
+    import theorylab.cpwl as cp
+
+    fan = cp.braid_fan(2)
+    cases = [
+        (TypeError, "offsets must be a sequence", lambda: cp.CPWLFunction(fan, [[0, 0], [0, 0]], float("nan"))),
+        (ValueError, "offsets\\[0\\]: expected a finite number", lambda: cp.CPWLFunction(fan, [[0, 0], [0, 0]], [np.nan, 0])),
+        (TypeError, "complex must be a PolyhedralComplex", lambda: cp.LambdaSpace("abc")),
+        (TypeError, "complex must be a PolyhedralComplex", lambda: cp.lambda_space(None)),
+        (TypeError, "name must be a string", lambda: cp.line_complex([0, 1], name=np.array([1.0, 2.0]))),
+        (TypeError, "fan must be a PolyhedralComplex", lambda: cp.lovasz_extension("abc", [0, 1, 1, 0])),
+        (ValueError, "n must be an integer in \\[1, 20\\]", lambda: cp.is_submodular([0, 1, 1], 2 ** 63)),
+        (ValueError, "vals must have 4 entries", lambda: cp.is_submodular([0, 1, 1], 2)),
+        (TypeError, "functions\\[0\\] must be a pair", lambda: cp.max_affine_complex(np.array([0.2, 0.3]))),
+        (ValueError, "k must be an integer in \\[3, 200\\]", lambda: cp.random_convex_pieces(2)),
+        (ValueError, "max_tries must be an integer", lambda: cp.random_convex_pieces(3, max_tries=10 ** 9)),
+        (TypeError, "fan must be a PolyhedralComplex", lambda: cp.random_ray_values(np.array([0.2, 0.3]))),
+        (ValueError, "n must be an integer in \\[1, 20\\]", lambda: cp.random_set_function(10 ** 9)),
+        (TypeError, "D must be a DecompositionPolyhedron", lambda: cp.edge_length("abc", [0])),
+    ]
+    for exc, msg, call in cases:
+        with pytest.raises(exc, match=msg):
+            call()
+    # float normals are exact binary values; the cells are still found (rows were 2^54-scaled before)
+    assert cp.arrangement_complex(np.array([[1, 0.2], [0.2, 1]])).n_cells == 4

@@ -193,7 +193,7 @@ def test_bad_input_errors():
         ReLUNetwork([[[1, 0], [0, 1]], [[1, 1, 1]]])
     with pytest.raises(ValueError, match="biases\\[0\\] must have shape \\(2,\\)"):
         ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0], [0]])
-    with pytest.raises(ValueError, match="n must be an integer in \\[1, inf\\]; got 0"):
+    with pytest.raises(ValueError, match="n must be an integer in \\[1, 100000\\]; got 0"):
         max_network(0)
     with pytest.raises(TypeError, match="must be exact"):
         max_network(2).evaluate([[0.5, 1]])
@@ -220,3 +220,58 @@ def test_dfs_enumeration_matches_bruteforce_over_all_patterns():
     net = max_network(2)
     regions, stats = enumerate_regions(net)
     assert len(regions) == _regions_bruteforce(net) == 5
+
+
+# --------------------------------------------------------------------------- mutation test
+def test_mutation_wrong_lattice_index_in_volume_is_caught(monkeypatch):
+    """A broken normalized volume (lattice index gcd of minors off by a factor 2) must make the
+    simplex claim Vol(face of Delta_n) = 1 fail (run small: n_max = 3)."""
+    from theorylab.core import discover, run_claim
+    from theorylab.relu import polytopes
+
+    claim = discover().claims["relu_depth:simplex_unit_volume"]
+    assert run_claim(claim, "ci", seed=0, overrides={"n_max": 3}).verdict == "reproduced"
+    minor_gcd = polytopes._minor_gcd
+    monkeypatch.setattr(polytopes, "_minor_gcd", lambda B: 2 * minor_gcd(B))
+    assert run_claim(claim, "ci", seed=0, overrides={"n_max": 3}).verdict == "not reproduced"
+
+
+def test_polytope_inputs_refused_with_named_arguments():
+    from theorylab.relu import (Polytope, bound_table, conv_union, evaluate_reference, face_volumes, lower_bound_vs_N,
+                                minkowski_sum, normalized_volume, p_adic_valuation, point, simplex)
+
+    # a polytope with inf vertices used to have volume 1 (int64 cast of inf); now refused
+    for bad in ([[np.inf, 0], [1, 0]], [[np.nan, 0]], [[0.5, 0]]):
+        with pytest.raises(ValueError, match="num must hold integers"):
+            normalized_volume(bad)
+        with pytest.raises(ValueError, match="num must hold integers"):
+            Polytope(bad)
+    with pytest.raises(ValueError, match="num must hold integers with \\|value\\| <= 2\\^40"):
+        normalized_volume([[2 ** 41, 0], [0, 0]])
+    with pytest.raises(ValueError, match="den must be an integer"):
+        normalized_volume([[1, 0], [0, 0]], 0)
+    with pytest.raises(TypeError, match="P must be a Polytope"):
+        minkowski_sum("abc", simplex(2))
+    with pytest.raises(TypeError, match="Q must be a Polytope"):
+        conv_union(simplex(2), [])
+    with pytest.raises(ValueError, match="same R\\^n"):
+        minkowski_sum(simplex(2), simplex(3))
+    with pytest.raises(TypeError, match="P must be a Polytope"):
+        face_volumes((1, 2))
+    with pytest.raises(TypeError, match="v must be a sequence"):
+        point(-2.5)
+    with pytest.raises(ValueError, match="v\\[0\\]"):
+        point([float("inf")])
+    with pytest.raises(ValueError, match="n must be an integer in \\[1, 1000\\]"):
+        simplex(2 ** 63)
+    with pytest.raises(TypeError, match="ns\\[0\\] must be an integer"):
+        bound_table([0.2])
+    with pytest.raises(TypeError, match="Ns\\[0\\] must be an integer"):
+        lower_bound_vs_N(2, [0.2])
+    with pytest.raises(ValueError, match="q must be a rational"):
+        p_adic_valuation("abc", 3)
+    with pytest.raises(TypeError, match="net must be a ReLUNetwork"):
+        evaluate_reference("abc", [[1]])
+    with pytest.raises(TypeError, match="X\\[0, 1\\] must be exact"):
+        F_n([[1, 0.5]])
+    assert normalized_volume(simplex(3).num) == 1

@@ -318,3 +318,43 @@ def test_bad_ising_input():
         tv.field_change(tv.random_ising(3, seed=1), 3, 0.5)
     with pytest.raises(ValueError, match="must contain only finite values"):
         tv.ising(np.zeros((2, 2)), [np.nan, 0])
+
+
+# --------------------------------------------------------------------------- mutation test
+def test_mutation_tv_without_one_half_is_caught(monkeypatch):
+    """A broken enumeration (d_TV = sum_x |P - Q| instead of 1/2 sum_x |P - Q|, Sec. 1's
+    definition) must make the cheap identity claim Z E_pi[g] = d_TV fail at ci scale."""
+    from theorylab.core import discover, run_claim
+    from theorylab.tv import exact as tv_exact_module
+
+    claim = discover().claims["tv_distance:coupling_identity_and_sandwich"]
+    assert run_claim(claim, "ci", seed=0).verdict == "reproduced"
+    kernel = tv_exact_module.mixture_tv_kernel
+
+    def doubled(c, M, n_top):
+        tv, ops = kernel(c, M, n_top)
+        return 2.0 * tv, ops
+
+    monkeypatch.setattr(tv_exact_module, "mixture_tv_kernel", doubled)
+    assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"
+
+
+def test_public_functions_name_bad_arguments():
+    M = tv.random_ising(3, seed=0)
+    P = tv.random_mixture(2, 3, 2, seed=0)
+    cases = [
+        (TypeError, "P must be a Mixture", lambda: tv.joint_pmf("abc")),
+        (TypeError, "P must be a Mixture", lambda: tv.perturb("abc")),
+        (TypeError, "P must be a Mixture", lambda: tv.split_and_permute((1, 2))),
+        (ValueError, "size must be in \\(0, 1\\]", lambda: tv.perturb(P, size=2)),
+        (TypeError, "model must be an IsingModel", lambda: tv.marginal_plus("abc", 0)),
+        (TypeError, "tv_oracle must be None or a callable", lambda: tv.log_partition_from_tv(M, tv_oracle=3)),
+        (TypeError, "field_scale", lambda: tv.random_ising(2, field_scale=None)),
+        (ValueError, "denom must be an integer", lambda: tv.random_mixture(2, 2, 2, denom=2 ** 63)),
+        (ValueError, "denom must be an integer", lambda: tv.conditioning_pair(2, denom=2 ** 63)),
+        (ValueError, "q must be an integer", lambda: tv.conditioning_pair(-1)),
+        (ValueError, "random_mixture's marginal table needs", lambda: tv.random_mixture(10 ** 4, 10 ** 4, 2)),
+    ]
+    for exc, msg, call in cases:
+        with pytest.raises(exc, match=msg):
+            call()

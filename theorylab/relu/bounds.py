@@ -24,6 +24,16 @@ from theorylab.core.validate import check_int
 from .constructions import ceil_log
 
 
+def _int_list(name, values, *, low=1, high=None, max_len=10**6):
+    """A list of ints in [low, high] from a sequence, each entry named ``name[i]`` in errors."""
+    if isinstance(values, (str, bytes, dict)) or values is None or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of integers; got {type(values).__name__} {values!r:.40}")
+    values = list(values) if not isinstance(values, range) else values
+    if len(values) > max_len:
+        raise ValueError(f"{name} has {len(values)} entries; the limit is {max_len}")
+    return [check_int(f"{name}[{i}]", v, low=low, high=high) for i, v in enumerate(values)]
+
+
 def is_prime(p: int) -> bool:
     p = check_int("p", p)
     if p < 2:
@@ -89,9 +99,9 @@ def upper_bound_bakaev(n: int) -> int:
 
 def bound_table(ns, Ns=(1, 2, 10, 210)) -> pd.DataFrame:
     """Depth bounds for F_n: lower bounds for each N and the two constructions, one row per n."""
+    ns, Ns = _int_list("ns", ns, high=10**9), _int_list("Ns", Ns, high=10**18)
     rows = []
     for n in ns:
-        n = check_int("n", n, low=1)
         row = {"n": n}
         for N in Ns:
             row[f"lower_N{N}"] = lower_bound_nary(n, N)
@@ -103,10 +113,10 @@ def bound_table(ns, Ns=(1, 2, 10, 210)) -> pd.DataFrame:
 
 def lower_bound_vs_N(n: int, Ns) -> pd.DataFrame:
     """p(N), ceil(log_p(n+1)) and ln(n+1)/ln p(N) for each N, plus the Omega(ln n / ln ln N) scale."""
-    n = check_int("n", n, low=1)
+    n = check_int("n", n, low=1, high=10**9)
+    Ns = _int_list("Ns", Ns, high=10**18)
     rows = []
     for N in Ns:
-        N = check_int("N", N, low=1)
         p = smallest_prime_not_dividing(N)
         rows.append({"N": N, "p": p, "lower_bound": ceil_log(p, n + 1),
                      "log_p_n1": np.log(n + 1) / np.log(p),

@@ -71,7 +71,7 @@ def max_network(n: int) -> ReLUNetwork:
     ReLUNetwork
         Integer weights in {-1, 0, 1}, no biases, ceil(log2(n + 1)) hidden layers.
     """
-    n = check_int("n", n, low=1)
+    n = check_int("n", n, low=1, high=10**5)     # O(n) neurons, O(n^2) weight entries
     m = n + 1
     # candidate vector c = (0, x_1, ..., x_n) = E x with a zero first row
     E = np.zeros((m, n), dtype=np.int64)
@@ -100,6 +100,19 @@ def depth_upper_bound_tournament(n: int) -> int:
 
 
 def F_n(X):
-    """Exact F_n(x) = max(0, x_1, ..., x_n) row-wise on an object/int array."""
-    X = np.asarray(X, dtype=object)
-    return np.array([max([Fraction(0)] + [Fraction(v) for v in row]) for row in X], dtype=object)
+    """Exact F_n(x) = max(0, x_1, ..., x_n) row-wise on an (m, n) array of ints, Fractions or
+    strings (floats refused: see :func:`theorylab.relu.to_fraction`)."""
+    from .network import to_fraction
+
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"X must be an (m, n) array of rationals; got {type(X).__name__} {X!r:.40}")
+    try:
+        X = np.asarray(X, dtype=object)
+    except ValueError:
+        raise ValueError("X must be a regular (m, n) array (rows of equal length)") from None
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-d array (points x coordinates); got shape {X.shape}")
+    if X.size > 10**7:
+        raise ValueError(f"X has {X.size} entries; the exact evaluation budget is 10**7")
+    return np.array([max([Fraction(0)] + [to_fraction(f"X[{i}, {j}]", v) for j, v in enumerate(row)])
+                     for i, row in enumerate(X)], dtype=object)

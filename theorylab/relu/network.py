@@ -28,6 +28,10 @@ def to_fraction(name: str, value, *, allow_float: bool = False) -> Fraction:
     rejected unless ``allow_float`` (then the float's exact binary value is used): ``0.1`` as
     a float is not the decimal fraction 1/10, and exactness is the point of this package.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string (the argument's name, used in messages); got {type(name).__name__}")
+    if not isinstance(allow_float, (bool, np.bool_)):
+        raise TypeError(f"allow_float must be True or False; got {allow_float!r}")
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a rational number (int, Fraction or str); got bool {value!r}")
     if isinstance(value, Fraction):
@@ -291,10 +295,24 @@ class ReLUNetwork:
 
 
 def evaluate_reference(net: ReLUNetwork, X):
-    """Naive reference: Fraction-by-Fraction evaluation, one point at a time (for benchmarks/tests)."""
+    """Naive reference: Fraction-by-Fraction evaluation, one point at a time (for benchmarks/tests).
+
+    ``X``: (m, n_inputs) ints, Fractions or strings (floats refused, as in :meth:`ReLUNetwork.evaluate`)."""
+    if not isinstance(net, ReLUNetwork):
+        raise TypeError(f"net must be a ReLUNetwork; got {type(net).__name__}")
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"X must be an (m, {net.n_inputs}) array of rationals; got {type(X).__name__}")
+    try:
+        Xo = np.asarray(X, dtype=object)
+    except ValueError:
+        raise ValueError("X must be a regular (m, n) array (rows of equal length)") from None
+    if Xo.ndim != 2 or Xo.shape[1] != net.n_inputs:
+        raise ValueError(f"X must have shape (m, {net.n_inputs}); got {Xo.shape}")
+    if Xo.size > 10**6:
+        raise ValueError(f"X has {Xo.size} entries; the reference evaluates one Fraction at a time (limit 10**6)")
     out = []
-    for x in X:
-        y = [Fraction(v) for v in x]
+    for i, x in enumerate(Xo):
+        y = [to_fraction(f"X[{i}, {j}]", v) for j, v in enumerate(x)]
         for l, (W, b) in enumerate(zip(net.weights, net.biases)):
             z = [sum((W[r, c] * y[c] for c in range(len(y))), Fraction(0)) + b[r] for r in range(W.shape[0])]
             y = [max(v, Fraction(0)) for v in z] if l < net.depth else z

@@ -26,12 +26,34 @@ from itertools import combinations
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from theorylab.core.validate import check_int
+from theorylab.core.validate import check_array, check_budget, check_int
 
 from . import _kernels
 from .network import ReLUNetwork
 
 _DET_SAFE = 2 ** 30      # Hadamard bound below which int64 Bareiss cannot overflow
+#: vertex numerators are int64 with |v| <= 2^40, so that Minkowski sums of up to 2^22 polytopes and
+#: the lcm rescaling of a few of them stay far from the int64 range (checked on every result)
+MAX_COORD = 2 ** 40
+#: at most this many points (m x n numerators) per polytope: convex hulls are O(m log m) to O(m^(n/2))
+MAX_POINTS = 10 ** 6
+
+
+def _check_points(name, num):
+    """Integer vertex numerators (m, n), m >= 1: finite, integral, |v| <= MAX_COORD, within budget."""
+    if isinstance(num, np.ndarray) and num.dtype == np.int64 and num.ndim == 2:
+        arr = num
+    else:
+        arr = check_array(name, num, ndim=2, dtype=np.int64)
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty (m, n) array of vertex numerators with m, n >= 1; "
+                         f"got shape {arr.shape}")
+    check_budget(f"{name} (points x coordinates)", arr.shape[0] * arr.shape[1], max_elements=MAX_POINTS,
+                 m=arr.shape[0], n=arr.shape[1])
+    if arr.size and int(np.abs(arr).max()) > MAX_COORD:
+        raise ValueError(f"{name} must hold integers with |value| <= 2^40 = {MAX_COORD}; got max |value| "
+                         f"{int(np.abs(arr).max())}")
+    return arr
 
 
 class Polytope:
@@ -40,10 +62,10 @@ class Polytope:
     __slots__ = ("num", "den", "_strict", "_strict_cache")
 
     def __init__(self, num, den: int = 1, *, prune: bool = True):
-        num = np.asarray(num, dtype=np.int64)
-        if num.ndim != 2 or num.shape[0] < 1:
-            raise ValueError(f"num must be a non-empty 2-d array of vertex numerators; got shape {num.shape}")
-        den = check_int("den", den, low=1)
+        num = _check_points("num", num)
+        den = check_int("den", den, low=1, high=MAX_COORD)
+        if not isinstance(prune, (bool, np.bool_)):
+            raise TypeError(f"prune must be True or False; got {prune!r}")
         g = gcd(den, *[int(v) for v in np.unique(num)]) if num.size else den
         if g > 1:
             num, den = num // g, den // g
@@ -161,8 +183,20 @@ def _common(P, Q):
     return P.num * (L // P.den), Q.num * (L // Q.den), L
 
 
+def _check_pair(P, Q):
+    _check_polytope("P", P)
+    _check_polytope("Q", Q)
+    if P.ambient_dim != Q.ambient_dim:
+        raise ValueError(f"P and Q must live in the same R^n; got P in R^{P.ambient_dim}, Q in R^{Q.ambient_dim}")
+    if lcm(P.den, Q.den) > MAX_COORD:
+        raise ValueError(f"P and Q have denominators {P.den} and {Q.den} with lcm above 2^40")
+
+
 def minkowski_sum(P: Polytope, Q: Polytope) -> Polytope:
     """P + Q = {p + q}."""
+    _check_pair(P, Q)
+    check_budget("minkowski_sum (vertex pairs)", P.n_vertices * Q.n_vertices, max_elements=MAX_POINTS,
+                 P_vertices=P.n_vertices, Q_vertices=Q.n_vertices)
     a, b, L = _common(P, Q)
     pts = (a[:, None, :] + b[None, :, :]).reshape(-1, a.shape[1])
     return Polytope(pts, L)
@@ -170,20 +204,38 @@ def minkowski_sum(P: Polytope, Q: Polytope) -> Polytope:
 
 def conv_union(P: Polytope, Q: Polytope) -> Polytope:
     """conv(P u Q)."""
+    _check_pair(P, Q)
     a, b, L = _common(P, Q)
     return Polytope(np.vstack([a, b]), L)
 
 
+def _check_polytope(name, P):
+    if not isinstance(P, Polytope):
+        raise TypeError(f"{name} must be a Polytope; got {type(P).__name__}")
+    return P
+
+
 def point(v) -> Polytope:
-    """The polytope {v} for a rational vector v."""
-    fr = [Fraction(x) for x in v]
+    """The polytope {v} for a rational vector v (ints, Fractions, strings; floats at their exact binary value)."""
+    from theorylab.core.exact import to_fraction
+
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise TypeError(f"v must be a sequence of rational numbers; got {v!r}")
+    if len(v) < 1:
+        raise ValueError("v must have at least one coordinate; got an empty vector")
+    fr = []
+    for i, x in enumerate(v):
+        try:
+            fr.append(to_fraction(x))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"v[{i}]: {exc}") from None
     L = lcm(*[f.denominator for f in fr]) if fr else 1
     return Polytope(np.array([[int(f * L) for f in fr]], dtype=np.int64), L, prune=False)
 
 
 def simplex(n: int) -> Polytope:
-    """Delta_n = conv(0, e_1, ..., e_n), the Newton polytope of F_n."""
-    n = check_int("n", n, low=1)
+    """Delta_n = conv(0, e_1, ..., e_n), the Newton polytope of F_n (n <= 1000)."""
+    n = check_int("n", n, low=1, high=1000)
     return Polytope(np.vstack([np.zeros((1, n), dtype=np.int64), np.eye(n, dtype=np.int64)]), 1)
 
 
@@ -299,9 +351,11 @@ def _minor_gcd(B):
 def normalized_volume(num, den: int = 1) -> Fraction:
     """Exact normalized volume ``d! vol`` of conv(num/den) in the lattice lin(P-P) cap Z^n.
 
-    ``d`` is the dimension of the polytope (0 for a point: volume 1).
+    ``d`` is the dimension of the polytope (0 for a point: volume 1). ``num`` must hold finite
+    integers (|v| <= 2^40); NaN/inf or fractional entries are refused.
     """
-    num = np.unique(np.asarray(num, dtype=np.int64), axis=0)
+    num = np.unique(_check_points("num", num), axis=0)
+    den = check_int("den", den, low=1)
     D = num - num[0]
     idx = _int_basis(D[1:]) if num.shape[0] > 1 else []
     r = len(idx)
@@ -342,7 +396,11 @@ def _full_dim_volume(Y):
 
 def faces(P: Polytope, min_dim: int = 0):
     """Faces of P of dimension >= ``min_dim`` as (dim, vertex-index frozenset), P itself included."""
+    _check_polytope("P", P)
     min_dim = check_int("min_dim", min_dim, low=0)
+    if P.ambient_dim > 12 or P.n_vertices > 5000:
+        raise ValueError(f"P has {P.n_vertices} vertices in R^{P.ambient_dim}: face enumeration is limited to "
+                         "5000 vertices and dimension 12 (the face lattice grows exponentially)")
     num = P.num
     dP = P.dim()
     out = [(dP, frozenset(range(num.shape[0])))]
@@ -381,8 +439,10 @@ def faces(P: Polytope, min_dim: int = 0):
 
 
 def p_adic_valuation(q, p: int) -> float:
-    """v_p(q) for a rational q (inf for q = 0)."""
-    q = Fraction(q)
+    """v_p(q) for a rational q (int, Fraction or string; inf for q = 0)."""
+    from .network import to_fraction
+
+    q = to_fraction("q", q)
     p = check_int("p", p, low=2)
     if q == 0:
         return float("inf")
@@ -398,4 +458,5 @@ def p_adic_valuation(q, p: int) -> float:
 
 def face_volumes(P: Polytope, min_dim: int = 1):
     """(dim, normalized volume) of every face of P of dimension >= min_dim."""
+    _check_polytope("P", P)
     return [(d, normalized_volume(P.num[sorted(F)], P.den)) for d, F in faces(P, min_dim)]

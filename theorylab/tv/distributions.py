@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from theorylab.core.seeding import as_generator
-from theorylab.core.validate import _fmt, check_int, check_real
+from theorylab.core.validate import _fmt, check_budget, check_int, check_real
 
 
 class FloatInputWarning(UserWarning):
@@ -218,6 +218,12 @@ def product(marginals, *, atol=1e-9) -> Mixture:
     return mixture(one, [m_obj.tolist()], atol=atol)
 
 
+def _require_mixture(name, P):
+    if not isinstance(P, Mixture):
+        raise TypeError(f"{name} must be a Mixture (from theorylab.tv.mixture/product); got {type(P).__name__}")
+    return P
+
+
 def check_same_space(P: Mixture, Q: Mixture, names=("P", "Q")):
     """Both distributions live on the same [q]^n, else ValueError naming the mismatch."""
     for name, D in zip(names, (P, Q)):
@@ -272,9 +278,13 @@ def random_mixture(k, n, q, *, seed=None, exact=True, denom=97) -> Mixture:
     k = check_int("k", k, low=1)
     n = check_int("n", n, low=1)
     q = check_int("q", q, low=2)
+    # k n q marginal entries (Fractions when exact: ~100 bytes each): a 10**7-entry budget
+    check_budget("random_mixture's marginal table", k * n * q, max_elements=10**7, k=k, n=n, q=q)
+    if not isinstance(exact, (bool, np.bool_)):
+        raise TypeError(f"exact must be True or False; got {exact!r}")
     rng = as_generator(seed)
     if exact:
-        denom = check_int("denom", denom, low=q + 1)
+        denom = check_int("denom", denom, low=q + 1, high=10**12)
         w = _random_rational_simplex(rng, k, max(denom, k + 1)) if k > 1 else [Fraction(1)]
         rows = _random_rational_simplices(rng, k * n, q, denom)
         mf = tuple(tuple(tuple(rows[i * n + j]) for j in range(n)) for i in range(k))
@@ -297,6 +307,7 @@ def random_product(n, q, *, seed=None, exact=False, denom=97) -> Mixture:
 def split_and_permute(P: Mixture, *, seed=None) -> Mixture:
     """The same law written differently: every component split into two with random rational
     weight shares, duplicated components, and the component order permuted (exact)."""
+    _require_mixture("P", P)
     rng = as_generator(seed)
     w, comps = [], []
     for wi, comp in zip(P.exact_weights, P.exact_marginals):
@@ -313,6 +324,8 @@ def conditioning_pair(q, *, seed=None, denom=50):
     P conditions on x_1: P = sum_a p(a) delta_a (x) p(x_2 | a); Q conditions on x_2:
     Q = sum_b p(b) p(x_1 | b) (x) delta_b. Both equal the joint exactly (spec §4(b) item 2).
     """
+    q = check_int("q", q, low=2, high=100)
+    denom = check_int("denom", denom, low=q * q + 1, high=10**12)
     rng = as_generator(seed)
     cells = _random_rational_simplex(rng, q * q, max(denom, q * q + 1))
     joint = [[cells[a * q + b] for b in range(q)] for a in range(q)]
@@ -335,9 +348,15 @@ def perturb(P: Mixture, *, size=Fraction(1, 1000), seed=None) -> Mixture:
     """Move mass ``size`` between two symbols of one marginal row of one component (exact).
 
     The row stays a probability vector (the move is capped by the available mass).
+    ``size``: a rational in (0, 1] (int, Fraction, string; a float at its exact binary value).
     """
+    _require_mixture("P", P)
+    if P.q < 2:
+        raise ValueError(f"P must have an alphabet of at least 2 symbols to move mass; got q = {P.q}")
+    size = _to_fraction("size", size)
+    if not 0 < size <= 1:
+        raise ValueError(f"size must be in (0, 1]; got {size}")
     rng = as_generator(seed)
-    size = Fraction(size)
     comps = [[list(row) for row in comp] for comp in P.exact_marginals]
     while True:
         i, j = int(rng.integers(P.k)), int(rng.integers(P.n))

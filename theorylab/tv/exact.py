@@ -86,6 +86,8 @@ def tv_exact_rational(P: Mixture, Q: Mixture, *, max_points=4096) -> Fraction:
 
 def joint_pmf(P: Mixture, *, max_points=MAX_POINTS) -> np.ndarray:
     """The full pmf of P as an array of shape (q,) * n (vectorised numpy; memory q^n floats)."""
+    if not isinstance(P, Mixture):
+        raise TypeError(f"P must be a Mixture (from theorylab.tv.mixture/product); got {type(P).__name__}")
     _check_size(P, max_points)
     out = np.zeros((P.q,) * P.n)
     for w, comp in zip(P.weights, P.marginals):

@@ -61,6 +61,9 @@ def random_ising(n, *, beta=1.0, coupling_scale=1.0, field_scale=0.5, density=1.
     """Couplings J_ij ~ N(0, coupling_scale^2) on a G(n, density) graph, fields h_i ~ N(0, field_scale^2)."""
     n = check_int("n", n, low=1, high=MAX_SPINS)
     density = check_real("density", density, low=0, high=1)
+    coupling_scale = check_real("coupling_scale", coupling_scale, low=0, high=1e6)
+    field_scale = check_real("field_scale", field_scale, low=0, high=1e6)
+    beta = check_real("beta", beta, low=-1e6, high=1e6)
     rng = as_generator(seed)
     A = rng.normal(0.0, coupling_scale, (n, n)) * (rng.random((n, n)) < density)
     J = np.triu(A, 1)
@@ -101,6 +104,7 @@ def probabilities(model: IsingModel) -> np.ndarray:
 
 def marginal_plus(model: IsingModel, v) -> float:
     """P(x_v = +1) by enumeration."""
+    _check_model("model", model)
     v = check_int("v", v, low=0, high=model.n - 1)
     p = probabilities(model)
     idx = np.arange(p.size)
@@ -169,6 +173,9 @@ def log_partition_from_tv(model: IsingModel, *, delta=20.0, tv_oracle=None) -> f
     exactly (p = e^h / (e^h + e^-h)), the base case of the chain.
     """
     _check_model("model", model)
+    delta = check_real("delta", delta, low_open=True, low=0, high=1e3)
+    if tv_oracle is not None and not callable(tv_oracle):
+        raise TypeError(f"tv_oracle must be None or a callable (P, Q) -> d_TV; got {type(tv_oracle).__name__}")
     x_star = np.empty(model.n)
     current = model
     log_cond = 0.0
