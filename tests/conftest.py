@@ -16,3 +16,39 @@ def cache(tmp_path_factory):
     root = tmp_path_factory.mktemp("theorylab-cache")
     os.environ["THEORYLAB_CACHE"] = str(root)
     return Cache(root)
+
+
+def _paper_of(nodeid: str, papers) -> str:
+    """The paper a test belongs to: its file test_<paper>.py, or a parameter id naming the paper."""
+    path, _, rest = nodeid.partition("::")
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("test_")
+    if stem in papers:
+        return stem
+    if "[" in rest:
+        param = rest.split("[", 1)[1].rstrip("]")
+        for pid in papers:
+            if param == pid or param.startswith(pid + ":") or param.startswith(pid + "-"):
+                return pid
+    return "core and shared"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print each paper's share of the run (setup + call + teardown), against the 15 s budget."""
+    try:
+        from theorylab.core.checks import paper_ids
+
+        papers = paper_ids()
+    except Exception:  # noqa: BLE001 - the summary must never break a run
+        return
+    share: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            if hasattr(rep, "duration") and hasattr(rep, "nodeid") and rep.nodeid:
+                pid = _paper_of(rep.nodeid, papers)
+                share[pid] = share.get(pid, 0.0) + float(rep.duration)
+    if not share:
+        return
+    terminalreporter.section("CI share per paper (budget 15 s each, numba compilation included)")
+    for pid, seconds in sorted(share.items(), key=lambda kv: -kv[1]):
+        flag = "  OVER BUDGET" if pid != "core and shared" and seconds > 15 else ""
+        terminalreporter.write_line(f"{pid:<24} {seconds:7.1f} s{flag}")

@@ -439,8 +439,10 @@ def cmd_report(args) -> int:
 
     reg = discover()
     roots = [results_dir()] if args.publish else [out_root(args) / "results", results_dir()]
+    if args.publish and args.targets:
+        raise ValueError("--publish writes the whole ledger; give no papers")
     records = {}
-    for pid in sorted(reg.papers):
+    for pid in (select_papers(args.targets) if args.targets else sorted(reg.papers)):
         doc = ledger.best_record(pid, roots=roots)
         if doc is None:
             _eprint(f"{pid}: no current record; running it at scale {args.scale}")
@@ -651,6 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, default=0)
 
     r = command("report", cmd_report, "write the ledger paper_checks.md from the recorded results")
+    r.add_argument("targets", nargs="*", metavar="PAPER", help="papers in the ledger (default: all)")
     r.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help="scale for papers with no current record")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--no-cache", action="store_true")
@@ -677,9 +680,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)  # --help and --version end here, before any heavy import
     from .core.interrupt import Interrupted, handling_signals
-
-    args = build_parser().parse_args(argv)
     if args.command == "calibrate" and args.seeds < 2:
         _eprint("theorylab: error: --seeds must be at least 2")
         return 2

@@ -335,6 +335,7 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
         if not force:
             hit = _cached_result(cache, key, c, scale)
             if hit is not None:
+                hit.standard = standard  # same parameters, same numbers; standardness is how they were asked for
                 return hit
     interrupt.check()
     t0 = time.perf_counter()

@@ -1,0 +1,225 @@
+"""The command line and the core behaviours behind it: selection, formats, outputs, cache
+integrity, clean interruption, the family-wise verdict rule and calibration."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from theorylab import cli
+from theorylab.core import Cache, Estimate, Slope, fit_loglog
+from theorylab.core.cache import CacheWarning
+from theorylab.core.checks import discover, run_claim
+from theorylab.core.evidence import (FAMILY_LEVEL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Z_FAMILY, Bound,
+                                     Fraction, family_interval)
+
+FAST = "rr_sgd:rr_leading_level"  # a claim that runs in well under a second at ci scale
+
+
+@pytest.fixture
+def out(tmp_path, monkeypatch):
+    """User outputs in a temporary folder; the checkout's root pointed elsewhere to catch writes."""
+    monkeypatch.setenv("THEORYLAB_OUT", str(tmp_path / "out"))
+    return tmp_path / "out"
+
+
+# ------------------------------------------------------------------------------ family-wise rule
+def test_family_interval_scales_each_side_by_the_z_ratio():
+    lo, hi = family_interval(1.0, (0.9, 1.2), 0.95)
+    k = Z_FAMILY / 1.959963984540054
+    assert np.isclose(1.0 - lo, 0.1 * k) and np.isclose(hi - 1.0, 0.2 * k)
+    assert 0.9998 < FAMILY_LEVEL < 1
+
+
+def test_rejection_needs_family_wise_evidence():
+    # 3 standard errors away: outside the 95% CI, inside the family-wise one -> still reproduced
+    se = 0.01
+    e = Estimate(value=1.0, ci=(1 - 1.96 * se, 1 + 1.96 * se), predicted=1.0 + 3 * se)
+    assert e.verdict() == REPRODUCED
+    assert Estimate(value=1.0, ci=(1 - 1.96 * se, 1 + 1.96 * se), predicted=1.0 + 5 * se).verdict() == NOT_REPRODUCED
+    # one-sided kinds: reproduced on the 95% interval, rejected only on the family-wise one
+    assert Bound(value=1.0, bound=1.03, side="<=", ci=(0.98, 1.02)).verdict() == REPRODUCED
+    assert Bound(value=1.0, bound=0.97, side="<=", ci=(0.98, 1.02)).verdict() == INCONCLUSIVE
+    assert Bound(value=1.0, bound=0.9, side="<=", ci=(0.98, 1.02)).verdict() == NOT_REPRODUCED
+    assert Fraction(successes=95, trials=100, threshold=0.9).verdict() == INCONCLUSIVE
+    assert Fraction(successes=990, trials=1000, threshold=0.9).verdict() == REPRODUCED
+    assert Fraction(successes=50, trials=100, threshold=0.9).verdict() == NOT_REPRODUCED
+
+
+def test_non_finite_intervals_are_never_reproduced():
+    assert Estimate(value=1.0, ci=(-np.inf, np.inf), predicted=1.0, max_ci_width=None).verdict() == INCONCLUSIVE
+    assert Estimate(value=np.nan, ci=(0.9, 1.1), predicted=1.0).verdict() == INCONCLUSIVE
+    assert Bound(value=1.0, bound=2.0, ci=(np.nan, 1.1)).verdict() == INCONCLUSIVE
+    with pytest.raises(ValueError, match="max_ci_width"):
+        Estimate(value=1.0, ci=(0.9, 1.1), predicted=1.0, max_ci_width=float("nan"))
+
+
+def test_slope_verdict_uses_the_widened_interval():
+    x = np.array([1.0, 2, 4, 8])
+    rng = np.random.default_rng(0)
+    samples = x ** 1.0 * np.exp(0.01 * rng.standard_normal((200, 4)))
+    fit = fit_loglog(x, samples=samples)
+    s = Slope(fit=fit, predicted=fit.ci[1] + 0.5 * (fit.ci[1] - fit.slope))
+    assert s.verdict() == REPRODUCED and s.numbers()["fw_high"] > fit.ci[1]
+
+
+# ------------------------------------------------------------------------------ selection and formats
+def test_check_without_a_paper_refuses_and_points_to_all(capsys):
+    assert cli.main(["check", "--no-progress"]) == 2
+    assert "--all" in capsys.readouterr().err
+    assert cli.main(["figures", "--no-progress"]) == 2
+    assert cli.main(["check", "rr_sgd:no_such_claim"]) == 2
+    assert "has no claim 'no_such_claim'" in capsys.readouterr().err
+
+
+def test_single_claim_as_json(out, capsys, cache):
+    assert cli.main(["check", FAST, "--format", "json", "--no-progress"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["claim"] for r in records] == ["rr_leading_level"]
+    r = records[0]
+    assert r["verdict"] == "reproduced" and r["status"] == "reproduced" and r["scale"] == "ci" and r["seed"] == 0
+    for k in ("value", "ci_low", "ci_high", "predicted", "fw_low", "fw_high", "runtime_s"):
+        assert isinstance(r[k], float), k
+    assert r["ci_low"] <= r["value"] <= r["ci_high"] and r["fw_low"] <= r["ci_low"] and len(r["fingerprint"]) == 16
+    assert (out / "results" / "rr_sgd.ci.json").exists()
+
+
+def test_keyword_selection_and_csv(out, capsys, cache):
+    claims = cli.select_claims(["rr_sgd"], keyword="leading and not remainder")
+    assert [c.id for c in claims] == ["rr_leading_level"]
+    with pytest.raises(ValueError, match="no claim matches"):
+        cli.select_claims(["rr_sgd"], keyword="zzz")
+    assert cli.main(["check", "rr_sgd", "-k", "leading", "--format", "csv", "--no-progress", "--no-record"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("paper,claim,scale") and len(lines) == 2
+
+
+def test_set_override_is_non_standard_and_never_published(out, capsys, cache):
+    c = discover().claims[FAST]
+    name = next(iter(c.params("ci")))
+    assert cli.main(["check", FAST, "--set", f"{name}={c.params('ci')[name]}", "--publish", "--no-progress"]) == 2
+    assert "non-standard" in capsys.readouterr().err
+    assert cli.main(["check", FAST, "--set", "no_such_param=1", "--no-progress"]) == 2
+    assert "no selected claim has such a parameter" in capsys.readouterr().err
+    assert cli.main(["check", FAST, "--set", f"{name}={c.params('ci')[name]}", "--format", "json",
+                     "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["standard"] is False
+
+
+def test_long_cells_are_abbreviated_visibly():
+    text = cli._table([("x" * 100,)], ["h"])
+    assert "…" in text and "x" * 100 not in text
+    assert "x" * 100 in cli._table([("x" * 100,)], ["h"], max_width=1000)
+
+
+def test_version_module_entry_and_cite():
+    run = subprocess.run([sys.executable, "-m", "theorylab", "--version"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("theorylab ")
+    run = subprocess.run([sys.executable, "-m", "theorylab", "cite", "rr_sgd"], capture_output=True, text=True)
+    assert run.returncode == 0 and "@inproceedings{rr_sgd," in run.stdout and "@software{theorylab," in run.stdout
+
+
+def test_plain_progress_lines_off_a_terminal(out, capsys, cache):
+    assert cli.main(["check", FAST, "--no-record"]) == 0
+    assert "[1/1] check (ci): rr_sgd:rr_leading_level" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ outputs
+def test_user_runs_leave_the_checkout_alone(out, capsys, cache):
+    from theorylab.core.paths import ledger_path, results_dir
+
+    before = {p: p.stat().st_mtime_ns for p in [ledger_path(), *results_dir().rglob("*")] if p.is_file()}
+    assert cli.main(["check", "relu_depth", "--no-progress"]) == 0  # the cheapest paper; cached for later tests
+    assert cli.main(["report", "relu_depth", "--no-progress"]) == 0
+    after = {p: p.stat().st_mtime_ns for p in [ledger_path(), *results_dir().rglob("*")] if p.is_file()}
+    assert before == after
+    assert (out / "results" / "relu_depth.ci.json").exists()
+    assert "| `bound_table` |" in (out / "paper_checks.md").read_text()
+
+
+def test_ci_figures_carry_their_scale_and_cannot_be_published(out, capsys):
+    assert cli.main(["figures", "tv_distance", "--scale", "ci", "--publish", "--no-progress"]) == 2
+    figs = discover().figures_of("tv_distance")[:1]
+    assert cli.main(["figures", f"tv_distance:{figs[0].name}", "--scale", "ci", "--no-progress"]) == 0
+    assert (out / "figures" / "tv_distance" / f"{figs[0].name}.ci.png").exists()
+
+
+# ------------------------------------------------------------------------------ cache and records
+def test_cache_refuses_foreign_and_edited_entries(tmp_path, cache):
+    c = discover().claims[FAST]
+    other = discover().claims["rr_sgd:pr_bias_constant"]
+    store = Cache(tmp_path / "c")
+    good = run_claim(c, "ci", 0, cache=store)
+    key_c = store.key("claim", c.paper.id, c.id, "ci", 0, c.params("ci"), module=c.func.__module__)
+    key_o = store.key("claim", other.paper.id, other.id, "ci", 0, other.params("ci"), module=other.func.__module__)
+    # another claim's entry copied under this key: reported, recomputed, never served
+    store.path(key_o).parent.mkdir(parents=True, exist_ok=True)
+    store.path(key_o).write_bytes(store.path(key_c).read_bytes())
+    with pytest.warns(CacheWarning, match="not its own"):
+        assert store.get(key_o) is None
+    # a hand-edited verdict fails the checksum
+    blob = store.path(key_c).read_bytes()
+    store.path(key_c).write_bytes(blob.replace(b"reproduced", b"REPRODUCED", 1))
+    with pytest.warns(CacheWarning, match="checksum"):
+        again = run_claim(c, "ci", 0, cache=store)
+    assert again.verdict == good.verdict == "reproduced" and again.measured == good.measured
+
+
+def test_corrupt_record_is_named(out, capsys, tmp_path, monkeypatch):
+    (out / "results").mkdir(parents=True)
+    bad = out / "results" / "rr_sgd.ci.json"
+    bad.write_text("{not json")
+    assert cli.main(["report", "rr_sgd", "--no-progress"]) == 2
+    assert str(bad) in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ interruption
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_run_cleanly(tmp_path, signum, code):
+    env = {**os.environ, "THEORYLAB_OUT": str(tmp_path / "out"), "THEORYLAB_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "theorylab", "check", "rr_sgd", "--scale", "full"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t0 = time.monotonic()
+    for line in proc.stderr:  # wait until the first claim has started
+        if "check (full): rr_sgd:" in line:
+            break
+        assert time.monotonic() - t0 < 120, "the run never started"
+    time.sleep(1.0)
+    proc.send_signal(signum)
+    try:
+        rest = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the run did not stop within 60 s of the signal")
+    assert proc.returncode == code, rest
+    assert "nothing partial was recorded" in rest and "resume" in rest
+    assert not (tmp_path / "out" / "results" / "rr_sgd.full.json").exists()
+
+
+# ------------------------------------------------------------------------------ calibration
+def test_calibration_summary_flags_under_coverage():
+    import pandas as pd
+
+    from theorylab.core.calibrate import summarise
+
+    from scipy.stats import norm
+
+    rows = []
+    for seed in range(20):
+        v = float(norm.ppf((seed + 0.5) / 20))  # a sample of sd ~0.95 whatever the RNG
+        for claim, half in (("calibrated", 1.96), ("too_narrow", 0.5)):
+            rows.append(dict(paper="p", claim=claim, seed=seed, verdict="reproduced", status="reproduced",
+                             expected=True, value=v, ci_low=v - half, ci_high=v + half, level=0.95))
+        rows.append(dict(paper="p", claim="exact", seed=seed, verdict="reproduced", status="reproduced",
+                         expected=True, value=0.0, ci_low=0.0, ci_high=0.0, level=0.95))
+    s = summarise(pd.DataFrame(rows)).set_index("claim")
+    assert 0.7 <= s.loc["calibrated", "ratio"] <= 1.4 and s.loc["calibrated", "ok"]
+    assert s.loc["too_narrow", "ratio"] > 2 and not s.loc["too_narrow", "ok"]
+    assert not s.loc["exact", "statistical"] and s.loc["exact", "ok"]
