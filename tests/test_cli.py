@@ -223,3 +223,24 @@ def test_calibration_summary_flags_under_coverage():
     assert 0.7 <= s.loc["calibrated", "ratio"] <= 1.4 and s.loc["calibrated", "ok"]
     assert s.loc["too_narrow", "ratio"] > 2 and not s.loc["too_narrow", "ok"]
     assert not s.loc["exact", "statistical"] and s.loc["exact", "ok"]
+
+
+# ------------------------------------------------------------------------------ dask cluster
+def test_check_on_a_dask_cluster_equals_the_serial_run(out, capsys):
+    distributed = pytest.importorskip("distributed")
+    assert cli.main(["check", FAST, "--format", "json", "--no-progress", "--no-cache", "--no-record"]) == 0
+    serial = json.loads(capsys.readouterr().out)[0]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+        code = cli.main(["check", FAST, "--format", "json", "--no-progress", "--no-cache", "--no-record",
+                         "--scheduler", lc.scheduler_address])
+        ran = [str(t[0]) for t in lc.scheduler.transition_log if str(t[0]).startswith(f"claim-{FAST}")]
+    assert code == 0 and ran, "the claim did not run as a task on the cluster"
+    on_dask = json.loads(capsys.readouterr().out)[0]
+    for k in ("verdict", "value", "ci_low", "ci_high", "measured_text"):
+        assert on_dask[k] == serial[k], k
+
+
+def test_an_unreachable_scheduler_fails_fast(capsys):
+    t0 = time.monotonic()
+    assert cli.main(["--scheduler", "tcp://127.0.0.1:1", "check", FAST, "--no-progress"]) == 2
+    assert time.monotonic() - t0 < 15 and "tcp://127.0.0.1:1" in capsys.readouterr().err
