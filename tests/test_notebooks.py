@@ -14,6 +14,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path):
     os.environ["THEORYLAB_SCALE"] = "ci"
+    os.environ["THEORYLAB_HEADLESS"] = "1"  # widget cells draw once at their defaults
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})

@@ -31,3 +31,53 @@ def write_notebook(paper_id: str, cells, path=None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(new_notebook(cells=made, metadata={"kernelspec": dict(KERNELSPEC)}), path)
     return path
+
+
+def header_cells(paper_id: str) -> list:
+    """The opening cells of a paper's notebook: the paper, its claims (from the registry), how to run them."""
+    from .checks import discover
+
+    reg = discover()
+    if paper_id not in reg.papers:
+        raise ValueError(f"unknown paper id {paper_id!r}; known: {', '.join(sorted(reg.papers))}")
+    paper = reg.papers[paper_id]
+    link = f" ([arXiv:{paper.arxiv}](https://arxiv.org/abs/{paper.arxiv}))" if paper.arxiv else ""
+    rows = ["| claim | statement | citation | declared |", "|---|---|---|---|"]
+    for c in reg.claims_of(paper_id):
+        declared = "expected to reproduce" if c.expect_reproduced else "declared not to reproduce"
+        rows.append(f"| `{c.id}` | {c.statement.replace('|', '/')} | {c.citation.replace('|', '/')} | {declared} |")
+    intro = (f"# {paper.title}\n\n{paper.authors}, {paper.venue}{link}.\n\n"
+             f"This notebook explores the simulator behind the paper's checks. Run every claim with "
+             f"`theorylab check {paper_id} --scale ci` (or `--scale full`); one claim with "
+             f"`theorylab check {paper_id}:CLAIM`. The verdicts are in `paper_checks.md`.\n\n"
+             f"## Claims\n\n" + "\n".join(rows))
+    return [("md", intro)]
+
+
+def explore_cell(call: str, controls: dict) -> tuple[str, str]:
+    """A code cell that redraws ``call`` (an expression in the controls' names) under ipywidgets sliders.
+
+    ``controls`` maps a keyword to ``(default, ipywidgets expression)``, e.g.
+    ``{"gamma": (0.05, "FloatLogSlider(value=0.05, base=10, min=-3, max=-0.5)")}``.  Without
+    ipywidgets (the optional ``notebook`` extra), or when run headless (``THEORYLAB_HEADLESS`` set,
+    as in the tests), the cell draws once at the defaults.
+    """
+    args = ", ".join(f"{k}={default!r}" for k, (default, _) in controls.items())
+    widgets = ",\n        ".join(f"{k}=widgets.{expr}" for k, (_, expr) in controls.items())
+    src = (f"from theorylab.core.notebooks import interact_or_once\n\n"
+           f"def redraw({args}):\n    return {call}\n\n"
+           f"try:\n    import ipywidgets as widgets\n    controls = dict(\n        {widgets})\n"
+           f"except ImportError:\n    controls = None\n"
+           f"interact_or_once(redraw, controls)")
+    return ("code", src)
+
+
+def interact_or_once(func, controls):
+    """``ipywidgets.interact(func, **controls)`` in an interactive session; else ``func()`` at its defaults."""
+    import os
+
+    if controls is None or os.environ.get("THEORYLAB_HEADLESS"):
+        return func()
+    import ipywidgets
+
+    return ipywidgets.interact(func, **controls)
