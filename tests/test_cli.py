@@ -53,12 +53,19 @@ def test_rejection_needs_family_wise_evidence():
     assert Fraction(successes=50, trials=100, threshold=0.9).verdict() == NOT_REPRODUCED
 
 
-def test_non_finite_intervals_are_never_reproduced():
-    assert Estimate(value=1.0, ci=(-np.inf, np.inf), predicted=1.0, max_ci_width=None).verdict() == INCONCLUSIVE
-    assert Estimate(value=np.nan, ci=(0.9, 1.1), predicted=1.0).verdict() == INCONCLUSIVE
-    assert Bound(value=1.0, bound=2.0, ci=(np.nan, 1.1)).verdict() == INCONCLUSIVE
+def test_non_finite_evidence_is_refused():
+    with pytest.raises(ValueError, match="ci"):
+        Estimate(value=1.0, ci=(-np.inf, np.inf), predicted=1.0, max_ci_width=None)
+    with pytest.raises(ValueError, match="value"):
+        Estimate(value=np.nan, ci=(0.9, 1.1), predicted=1.0)
+    with pytest.raises(ValueError, match="ci"):
+        Bound(value=1.0, bound=2.0, ci=(np.nan, 1.1))
     with pytest.raises(ValueError, match="max_ci_width"):
         Estimate(value=1.0, ci=(0.9, 1.1), predicted=1.0, max_ci_width=float("nan"))
+    with pytest.raises(TypeError, match="level"):
+        Estimate(value=0.5, ci=(0.2, 0.5), predicted=0.5, level="0.5")
+    with pytest.raises(TypeError, match="fit"):
+        Slope(fit=float("nan"), predicted=0.5)
 
 
 def test_slope_verdict_uses_the_widened_interval():

@@ -61,6 +61,8 @@ class Cache:
     """A folder of pickled results keyed by content hash, each entry checked against its key."""
 
     def __init__(self, root=None):
+        if root is not None and not isinstance(root, (str, os.PathLike)):
+            raise TypeError(f"root must be a folder path (str or os.PathLike) or None; got {root!r}")
         self.root = Path(root) if root is not None else default_cache_dir()
 
     def key(self, *parts, module: str | None = None) -> str:
@@ -120,6 +122,10 @@ class Cache:
 
 def atomic_write_bytes(path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and a rename."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or os.PathLike); got {path!r}")
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"data must be bytes; got {type(data).__name__}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -136,4 +142,7 @@ def atomic_write_bytes(path, data: bytes) -> None:
 
 
 def atomic_write_text(path, text: str) -> None:
+    """Write the str ``text`` (UTF-8) to ``path`` atomically."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
     atomic_write_bytes(path, text.encode())

@@ -48,6 +48,14 @@ class Paper:
     arxiv: str = ""
     seed_file: str = ""
 
+    def __post_init__(self):
+        for name in ("id", "title", "authors", "venue", "arxiv", "seed_file"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"Paper.{name} must be a str; got {value!r}")
+        if not self.id.isidentifier():
+            raise ValueError(f"Paper.id must be a short identifier (letters, digits, _); got {self.id!r}")
+
     def cite(self) -> str:
         arx = f", arXiv:{self.arxiv}" if self.arxiv else ""
         return f"{self.authors}, \"{self.title}\", {self.venue}{arx}"
@@ -269,7 +277,9 @@ def paper_ids() -> list[str]:
 
 
 def resolve_papers(ids) -> list[str]:
-    """Validate paper ids given on the CLI or in the API."""
+    """Validate paper ids given on the CLI or in the API (a list of str)."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)) or not all(isinstance(p, str) for p in ids):
+        raise TypeError(f"ids must be a list of paper id strings; got {ids!r}")
     known = paper_ids()
     unknown = [p for p in ids if p not in known]
     if unknown:
@@ -362,4 +372,8 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
 
 
 def results_frame(results) -> pd.DataFrame:
+    """One row per :class:`Result` (the ledger's text columns)."""
+    if isinstance(results, (str, bytes)) or not isinstance(results, (list, tuple)) or not all(
+            isinstance(r, Result) for r in results):
+        raise TypeError(f"results must be a list of Result objects; got {type(results).__name__}")
     return pd.DataFrame([r.row() for r in results])

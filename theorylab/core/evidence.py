@@ -34,6 +34,7 @@ Calibration (``theorylab calibrate``) checks that the reported intervals deserve
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,6 +83,45 @@ def _g(x) -> str:
             return f"{x:.4g}"
         return f"{x:.3e}"
     return str(x)
+
+
+def _real(owner: str, name: str, value, *, finite=True):
+    """``value`` as a float: any real number (int, float, numpy, fractions.Fraction, flint), not a bool."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not (isinstance(value, numbers.Real)
+                                                               or hasattr(value, "__float__")):
+        raise TypeError(f"{owner}.{name} must be a real number; got {value!r} of type {type(value).__name__}")
+    try:
+        value = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"{owner}.{name} must be a real number; got {value!r}") from exc
+    if finite and not np.isfinite(value):
+        raise ValueError(f"{owner}.{name} must be finite; got {value!r}")
+    return float(value)
+
+
+def _pair(owner: str, name: str, value):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{owner}.{name} must be a pair (lo, hi) of real numbers; got {value!r}")
+    lo, hi = (_real(owner, f"{name}[{i}]", v) for i, v in enumerate(value))
+    if lo > hi:
+        raise ValueError(f"{owner}.{name} must have lo <= hi; got {value!r}")
+    return lo, hi
+
+
+def _level(owner: str, value):
+    x = _real(owner, "level", value)
+    if not 0 < x < 1:
+        raise ValueError(f"{owner}.level must be in (0, 1); got {value!r}")
+    return x
+
+
+def _common(ev):
+    owner = type(ev).__name__
+    if not isinstance(ev.note, str):
+        raise TypeError(f"{owner}.note must be a str; got {type(ev.note).__name__}")
+    if ev.data is not None and not isinstance(ev.data, pd.DataFrame):
+        raise TypeError(f"{owner}.data must be a pandas DataFrame or None; got {type(ev.data).__name__}")
+    return owner
 
 
 def _pct(level: float) -> str:
@@ -152,14 +192,19 @@ class Estimate(Evidence):
     level: float = 0.95
 
     def __post_init__(self):
-        if self.max_ci_width is not None and not (np.isfinite(self.max_ci_width) and self.max_ci_width > 0):
-            raise ValueError(f"max_ci_width must be None or a finite float > 0; got {self.max_ci_width!r}")
+        owner = _common(self)
+        self.value = _real(owner, "value", self.value)
+        self.predicted = _real(owner, "predicted", self.predicted)
+        self.ci = _pair(owner, "ci", self.ci)
+        self.level = _level(owner, self.level)
+        if self.max_ci_width is not None:
+            w = _real(owner, "max_ci_width", self.max_ci_width, finite=False)
+            if not (np.isfinite(w) and w > 0):
+                raise ValueError(f"Estimate.max_ci_width must be None or a finite float > 0; got {self.max_ci_width!r}")
         for name in ("rtol", "atol"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be a finite float >= 0; got {v!r}")
-        if not 0 < self.level < 1:
-            raise ValueError(f"level must be in (0, 1); got {self.level!r}")
+            v = _real(owner, name, getattr(self, name))
+            if v < 0:
+                raise ValueError(f"Estimate.{name} must be a finite float >= 0; got {v!r}")
 
     def _tol(self):
         return self.atol + self.rtol * abs(self.predicted)
@@ -220,6 +265,14 @@ class Slope(Evidence):
     max_ci_width: float = 1.0
 
     def __post_init__(self):
+        owner = _common(self)
+        if not isinstance(self.fit, RateFit):
+            raise TypeError(f"Slope.fit must be a RateFit (from fit_loglog); got {type(self.fit).__name__}")
+        self.predicted = _real(owner, "predicted", self.predicted)
+        self.tol = _real(owner, "tol", self.tol)
+        self.max_ci_width = _real(owner, "max_ci_width", self.max_ci_width)
+        if self.tol < 0 or self.max_ci_width <= 0:
+            raise ValueError(f"Slope.tol must be >= 0 and max_ci_width > 0; got {self.tol!r}, {self.max_ci_width!r}")
         if self.side not in ("equal", "at_least", "at_most"):
             raise ValueError(f"side must be 'equal', 'at_least' or 'at_most'; got {self.side!r}")
 
@@ -281,6 +334,12 @@ class Bound(Evidence):
     level: float = 0.95
 
     def __post_init__(self):
+        owner = _common(self)
+        self.value = _real(owner, "value", self.value)
+        self.bound = _real(owner, "bound", self.bound)
+        if self.ci is not None:
+            self.ci = _pair(owner, "ci", self.ci)
+        self.level = _level(owner, self.level)
         if self.side not in ("<=", ">="):
             raise ValueError(f"side must be '<=' or '>='; got {self.side!r}")
 
@@ -341,6 +400,20 @@ class Fraction(Evidence):
     threshold: float
     level: float = 0.95
 
+    def __post_init__(self):
+        owner = _common(self)
+        for name in ("successes", "trials"):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"Fraction.{name} must be an integer; got {v!r}")
+            setattr(self, name, int(v))
+        if not 0 <= self.successes <= self.trials or self.trials < 1:
+            raise ValueError(f"Fraction needs 0 <= successes <= trials, trials >= 1; got {self.successes}/{self.trials}")
+        self.threshold = _real(owner, "threshold", self.threshold)
+        if not 0 <= self.threshold <= 1:
+            raise ValueError(f"Fraction.threshold must be in [0, 1]; got {self.threshold!r}")
+        self.level = _level(owner, self.level)
+
     def interval(self):
         p, lo, hi = proportion_ci(self.successes, self.trials, self.level)
         return p, lo, hi, float(self.level)
@@ -387,6 +460,20 @@ class Identity(Evidence):
     instances: int
     atol: float = 0.0
     what: str = "lhs - rhs"
+
+    def __post_init__(self):
+        owner = _common(self)
+        self.discrepancy = _real(owner, "discrepancy", self.discrepancy, finite=False)
+        if isinstance(self.instances, (bool, np.bool_)) or not isinstance(self.instances, (int, np.integer)):
+            raise TypeError(f"Identity.instances must be an integer >= 0; got {self.instances!r}")
+        if self.instances < 0:
+            raise ValueError(f"Identity.instances must be an integer >= 0; got {self.instances!r}")
+        self.instances = int(self.instances)
+        self.atol = _real(owner, "atol", self.atol)
+        if self.atol < 0:
+            raise ValueError(f"Identity.atol must be >= 0; got {self.atol!r}")
+        if not isinstance(self.what, str):
+            raise TypeError(f"Identity.what must be a str; got {type(self.what).__name__}")
 
     def verdict(self) -> str:
         if self.instances < 1 or not np.isfinite(self.discrepancy):
