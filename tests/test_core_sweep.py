@@ -234,8 +234,14 @@ def test_claims_and_their_points_run_on_a_local_cluster_and_equal_the_serial_run
         # a rerun on the cluster is served from the cache the workers wrote (claims and points)
         rerun = dask_backend.run_claims(claims[:2], "ci", 11, client, cache=cache, force=True)
         n_rerun_calls = len(calls(calls_dir)) - n_calls
-        # a sweep given the client directly also runs there
-        direct = sweep(where, grid(x=[0, 1, 2]), seed=2, executor="dask", scheduler=client, cache=False)
+        # a sweep given the scheduler's address connects to it (once per process) and runs there
+        address = lc.scheduler_address
+        try:
+            direct = sweep(where, grid(x=[0, 1, 2]), seed=2, executor="dask", scheduler=address, cache=False)
+        finally:
+            own = dask_backend._CLIENTS.pop(address, None)
+            if own is not None:
+                own.close()
     assert [r.claim for r in on_dask] == ["a", "b", "boom"]
     for s, d in zip(serial[:2], on_dask[:2]):
         assert (d.verdict, d.measured, d.measured_value) == (s.verdict, s.measured, s.measured_value)
@@ -270,8 +276,10 @@ def test_an_unreachable_scheduler_fails_fast_naming_the_address(monkeypatch):
         dask_backend.connect("nonsense://host:1")
     with pytest.raises(ValueError, match="port 99999"):
         dask_backend.connect("tcp://127.0.0.1:99999")
-    with pytest.raises(ValueError, match="scheduler must be a dask scheduler address"):
+    with pytest.raises(TypeError, match="scheduler must be a dask scheduler address.*got 8786 of type int"):
         dask_backend.connect(8786)
+    with pytest.raises(ValueError, match="scheduler must be a dask scheduler address"):
+        dask_backend.connect(" ")
     monkeypatch.delenv("THEORYLAB_DASK_SCHEDULER")
     with pytest.raises(ValueError, match="executor='dask' needs scheduler=ADDRESS"):
         sweep(draw, grid(mu=[0.0, 1.0], n=[5]), executor="dask")

@@ -22,6 +22,7 @@ cluster or a shared home folder; a remote worker without it caches on its own di
 
 from __future__ import annotations
 
+import pickle
 import uuid
 
 #: Seconds :func:`connect` waits for a scheduler before giving up.
@@ -48,7 +49,10 @@ def connect(address, timeout=CONNECT_TIMEOUT):
     distributed = _distributed()
     if isinstance(address, distributed.Client):
         return address
-    if not isinstance(address, str) or not address.strip():
+    if not isinstance(address, str):
+        raise TypeError(f"scheduler must be a dask scheduler address such as 'tcp://127.0.0.1:8786' "
+                        f"or a distributed.Client; got {address!r} of type {type(address).__name__}")
+    if not address.strip():
         raise ValueError(f"scheduler must be a dask scheduler address such as 'tcp://127.0.0.1:8786' "
                          f"or a distributed.Client; got {address!r}")
     from .validate import check_real
@@ -91,8 +95,8 @@ def _probe(distributed, address, timeout):
     try:
         socket.create_connection((host, int(port)), timeout=timeout).close()
     except OSError as exc:
-        raise ConnectionError(f"no dask scheduler answered at {address!r} within {timeout:g} s "
-                              f"({type(exc).__name__}: {exc}); {_START}") from None
+        raise ConnectionError(f"no dask scheduler answered at {address!r} ({type(exc).__name__}: {exc}); "
+                              f"{_START}") from None
 
 
 def client_for(scheduler):
@@ -112,7 +116,14 @@ def _claim_task(c, scale, seed, cache, force):
     from .context import using_run
 
     with using_run(executor="dask", scheduler=None, progress=None):
-        return run_claim(c, scale, seed, cache=cache, force=force)
+        result = run_claim(c, scale, seed, cache=cache, force=force)
+    exc = getattr(result, "exception", None)
+    if exc is not None:  # an error row travels back; its exception only if it pickles
+        try:
+            pickle.dumps(exc)
+        except Exception:  # noqa: BLE001
+            result.exception = RuntimeError(f"{type(exc).__name__}: {exc}")
+    return result
 
 
 def run_claims(claims, scale, seed, client, cache=None, force=False) -> list:
