@@ -90,35 +90,11 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.core.Slope': 'fit+tol: non-finite result',
     'theorylab.core.atomic_write_text': 'defaults: error names no argument; path: error names no argument; path+text: error names no argument; +2 more',
     'theorylab.core.resolve_papers': 'defaults: error names no argument; ids: error names no argument',
-    'theorylab.core.results_frame': 'defaults: AttributeError; results: AttributeError; results: error names no argument',
-    'theorylab.cpwl.CPWLFunction': 'check+offsets: error names no argument',
-    'theorylab.cpwl.LambdaSpace': 'complex: AttributeError',
-    'theorylab.cpwl.arrangement_complex': 'defaults: error names no argument; normals: error names no argument; normals+offsets: error names no argument; +3 more',
-    'theorylab.cpwl.edge_length': 'defaults: AttributeError; D: AttributeError; D+y: AttributeError; +1 more',
-    'theorylab.cpwl.is_submodular': 'defaults: IndexError; vals: IndexError; n+vals: IndexError; +4 more',
-    'theorylab.cpwl.lambda_space': 'complex: AttributeError',
-    'theorylab.cpwl.line_complex': 'name: error names no argument; breakpoints+name: error names no argument',
-    'theorylab.cpwl.lovasz_extension': 'fan: AttributeError; F+fan: AttributeError; F: error names no argument',
-    'theorylab.cpwl.max_affine_complex': 'defaults: error names no argument; functions: error names no argument; functions+name: error names no argument; +4 more',
-    'theorylab.cpwl.random_convex_pieces': 'defaults: RuntimeError; seed: RuntimeError; max_tries: error names no argument; +5 more',
-    'theorylab.cpwl.random_ray_values': 'defaults: AttributeError; fan: AttributeError; fan+seed: AttributeError; +6 more',
-    'theorylab.cpwl.random_set_function': 'high+n: error names no argument; high+low: error names no argument',
-    'theorylab.cpwl.refine_with_closing_ray': 'fan: AttributeError; fan+values: AttributeError',
-    'theorylab.cpwl.relu_1d': 'defaults: error names no argument; breakpoints: error names no argument; breakpoints+weights: error names no argument; +7 more',
-    'theorylab.cpwl.relu_network_complex': 'defaults: error names no argument; weights: error names no argument; biases+weights: error names no argument; +7 more',
-    'theorylab.cpwl.set_function_of': 'defaults: AttributeError; g: AttributeError',
-    'theorylab.relu.F_n': 'X: error names no argument',
+    'theorylab.core.results_frame': 'results: AttributeError; results: error names no argument',
     'theorylab.relu.binomials_vanish_mod_p': 'd: no return in time',
-    'theorylab.relu.bound_table': 'defaults: error names no argument; ns: error names no argument; Ns+ns: error names no argument; +1 more',
-    'theorylab.relu.evaluate_reference': 'net: AttributeError; X+net: AttributeError; X+net: error names no argument; +1 more',
-    'theorylab.relu.face_volumes': 'P: AttributeError; P+min_dim: AttributeError',
-    'theorylab.relu.faces': 'P: AttributeError; P+min_dim: AttributeError',
-    'theorylab.relu.lower_bound_vs_N': 'defaults: error names no argument; n: error names no argument; Ns+n: error names no argument; +2 more',
-    'theorylab.relu.max_network': 'n: error names no argument',
+    'theorylab.relu.lower_bound_vs_N': 'Ns: non-finite result',
     'theorylab.relu.newton_polytopes': 'keep_layers: error names no argument',
-    'theorylab.relu.p_adic_valuation': 'p+q: error names no argument',
-    'theorylab.relu.point': 'v: error names no argument',
-    'theorylab.relu.simplex': 'n: error names no argument',
+    'theorylab.relu.point': 'defaults: error names no argument; v: error names no argument',
     'theorylab.scaling.plateau_fixed_point': 'guess: ZeroDivisionError',
     'theorylab.scaling.simulate_sgd_over_L': 'N: no return in time',
     'theorylab.sde.gbm_exact': 'sigma+w: non-finite result; w: error names no argument',
@@ -127,14 +103,7 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.sde.scale_hyperparameters': 'batch: error names no argument',
     'theorylab.sde.sign_mean_table': 'defaults: error names no argument; noise: error names no argument; noise+nu: error names no argument; +4 more',
     'theorylab.sde.signsgd_phase1_loss': 'mu+t: non-finite result; f0+t: error names no argument; mu+t: error names no argument; +1 more',
-    'theorylab.tv.conditioning_pair': 'denom: error names no argument; denom+q: error names no argument',
-    'theorylab.tv.joint_pmf': 'P: AttributeError; P+max_points: AttributeError',
-    'theorylab.tv.log_partition_from_tv': 'tv_oracle: error names no argument',
-    'theorylab.tv.marginal_plus': 'model: AttributeError; model+v: AttributeError',
     'theorylab.tv.marginal_shift': 'delta+p_plus: non-finite result',
-    'theorylab.tv.perturb': 'P: AttributeError; P+size: AttributeError; seed+size: error names no argument; +2 more',
-    'theorylab.tv.random_ising': 'coupling_scale+seed: error names no argument',
-    'theorylab.tv.split_and_permute': 'P: AttributeError; P+seed: AttributeError',
     'theorylab.tv.uniform': 'n+q: OverflowError; n: no return in time; q: OverflowError',
 }
 
@@ -852,6 +821,15 @@ def write_report(path, ids=None):
              f"{len(ids)} callables, {MAX_EXAMPLES} examples + 1 baseline each, {total:.0f} s wall on 2 servers "
              f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); "
              f"{sum(1 for f, _ in results.values() if f)} failing.", ""]
+    kinds = ("no return", "raised", "error names no argument", "returned non-finite", "process died", "all examples")
+    lines += ["| subpackage | callables | failing | " + " | ".join(kinds) + " |",
+              "|---|---|---|" + "---|" * len(kinds)]
+    for pkg in subpackages():
+        rows = [f for cid, (f, _) in results.items() if cid.rsplit(".", 1)[0] == pkg]
+        calls = [item["what"] for f in rows for item in f]
+        lines.append(f"| {pkg} | {len(rows)} | {sum(1 for f in rows if f)} | "
+                     + " | ".join(str(sum(w.startswith(k) for w in calls)) for k in kinds) + " |")
+    lines.append("")
     for pkg in subpackages():
         rows = [(cid, f, t) for cid, (f, t) in results.items() if cid.rsplit(".", 1)[0] == pkg]
         bad = [(cid, f, t) for cid, f, t in rows if f]
