@@ -239,8 +239,8 @@ def test_rational_path_is_exact_by_default():
     (lambda: phi_prefix_matrix(np.zeros(20_000, dtype=int)), ValueError, "labels must have at most 9998"),
     (lambda: make_distribution(np.array(["zipf"]), 10), TypeError, "name must be one of"),
     (lambda: make_distribution("zipf", 10**9), ValueError, "S must be an integer in"),
-    (lambda: exact_moments(minimal_bias(2000), make_distribution("diri", 300, seed=0), 2000), ValueError,
-     "over the budget"),
+    (lambda: exact_moments(Estimator(np.full(400, 1e-3), np.full(400, 500), np.arange(1, 401)),
+                           make_distribution("diri", 400, seed=0), 500), ValueError, "over the budget"),
     (lambda: mutate({(3, 1): 1.0}, 2, np.zeros(3)), TypeError, "rng must be a numpy.random.Generator"),
     (lambda: mutate([0.5], 2, np.random.default_rng(0)), TypeError, "genome must be a dict"),
     (lambda: project({(9, 1): 1.0}, 2), ValueError, r"genome keys must be integer pairs .* m <= n \+ 1 = 3"),
@@ -269,3 +269,27 @@ def test_outputs_are_checked():
         g_exact(P3, 4, 5)
     r = family_optimum(make_distribution("uniform", 10), 4)  # default window clipped to n - 1
     assert np.isfinite(r["ratio"]) and r["ratio"] <= 1 + 1e-9
+
+
+def test_mutation_wrong_mse_constant_is_caught_by_monte_carlo(monkeypatch):
+    """A broken simulator constant: MSE = E[E^2] - 1.9 E[E M_0] + E[M_0^2] (instead of 2 E[E M_0]).
+    The ci claim gt_mse_monte_carlo (exact MSE against an independent Monte Carlo) must say
+    "not reproduced"; the intact formulas pass with the same (reduced) number of repetitions."""
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+    from theorylab.missing_mass import moments as M
+    import validations.missing_mass  # noqa: F401  (registers the claims)
+
+    claim = REGISTRY.claims["missing_mass:gt_mse_monte_carlo"]  # registered by importing the validation module
+    small = {"reps": 4000}
+    assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
+    original = M.moments_from_gram
+
+    def broken(G, mu, a):
+        ok = original(G, mu, a)
+        cross = ok.cov + ok.mean * ok.mean_m0           # E[E M_0]
+        return M.Moments(ok.mean, ok.mean_m0, ok.var, ok.var_m0, ok.cov, ok.mse + 0.1 * cross)
+
+    monkeypatch.setattr(M, "moments_from_gram", broken)
+    r = run_claim(claim, "ci", seed=0, overrides=small)
+    assert r.verdict == "not reproduced", r.measured
