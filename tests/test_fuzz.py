@@ -83,14 +83,6 @@ def is_record(obj):
 # callable XPASSes and fails until its entry is removed.  Regenerate with
 # ``python tests/test_fuzz.py --report FILE`` (prints this dict and writes the details to FILE).
 KNOWN_FAILURES: dict[str, str] = {
-    'theorylab.core.Cache': 'root: error names no argument',
-    'theorylab.core.Estimate': 'level: error names no argument',
-    'theorylab.core.Fraction': 'note+threshold: non-finite result',
-    'theorylab.core.Paper': 'authors+seed_file: non-finite result',
-    'theorylab.core.Slope': 'fit+tol: non-finite result',
-    'theorylab.core.atomic_write_text': 'defaults: error names no argument; path: error names no argument; path+text: error names no argument; +2 more',
-    'theorylab.core.resolve_papers': 'defaults: error names no argument; ids: error names no argument',
-    'theorylab.core.results_frame': 'results: AttributeError; results: error names no argument',
     'theorylab.relu.binomials_vanish_mod_p': 'd: no return in time',
     'theorylab.relu.lower_bound_vs_N': 'Ns: non-finite result',
     'theorylab.relu.newton_polytopes': 'keep_layers: error names no argument',
