@@ -219,3 +219,48 @@ def primitive_int_row(row) -> list[int]:
 
 def dot(u, v):
     return sum((a * b for a, b in zip(u, v)), Fraction(0))
+
+
+class ExactMatrix:
+    """A fixed rational matrix kept in FLINT for repeated exact products with vectors.
+
+    ``ExactMatrix(rows)`` converts once; ``A.matvec(x)`` returns ``A x`` as a list of
+    Fractions (x: ints, Fractions, strings, floats exactly), ``A.annihilates(x)`` tests
+    ``A x == 0``, ``A.matmul(B)`` returns ``A B`` as a list of Fraction rows.
+    """
+
+    __slots__ = ("_m", "n_rows", "n_cols")
+
+    def __init__(self, rows, n_cols: int | None = None):
+        if rows:
+            self._m, self.n_rows, self.n_cols = _mat(rows, "rows")
+        else:
+            self.n_rows, self.n_cols = 0, (0 if n_cols is None else int(n_cols))
+            self._m = _fmpq_mat(0, self.n_cols)
+
+    def _col(self, x):
+        if len(x) != self.n_cols:
+            raise ValueError(f"x must have {self.n_cols} entries (columns of the matrix); got {len(x)}")
+        return _fmpq_mat(self.n_cols, 1, [_q(v) for v in x])
+
+    def matvec(self, x) -> list[Fraction]:
+        if self.n_rows == 0:
+            return []
+        if self.n_cols == 0:
+            return [Fraction(0)] * self.n_rows
+        return [_back(q) for q in (self._m * self._col(x)).entries()]
+
+    def annihilates(self, x) -> bool:
+        if self.n_rows == 0 or self.n_cols == 0:
+            return True
+        return all(q == 0 for q in (self._m * self._col(x)).entries())
+
+    def matmul(self, B) -> list[list[Fraction]]:
+        Bm, r, c = _mat(B, "B")
+        if r != self.n_cols:
+            raise ValueError(f"B must have {self.n_cols} rows; got {r}")
+        if self.n_rows == 0:
+            return []
+        P = (self._m * Bm).entries()
+        vals = [_back(q) for q in P]
+        return [vals[i * c:(i + 1) * c] for i in range(self.n_rows)]

@@ -15,7 +15,7 @@ import numpy as np
 
 from theorylab.core.validate import check_array
 
-from theorylab.core.exact import dot, solve, to_fraction
+from theorylab.core.exact import ExactMatrix, dot, solve, to_fraction
 from theorylab.core.validate import check_int
 
 from ._checks import exact_matrix, exact_number, exact_vector, require_type
@@ -89,12 +89,26 @@ class CPWLFunction:
 
     # -- bends and properties -------------------------------------------------------------
     def _compute_bends(self, check):
+        cx = self.complex
+        walls = cx.walls
+        if not walls:
+            return []
+        # (Delta a_t, Delta c_t) = (a, c)_{plus(t)} - (a, c)_{minus(t)} for all walls: one exact product
+        # of the wall-cell incidence matrix (cached on the complex) with the table of affine maps
+        inc = getattr(cx, "_wall_incidence", None)
+        if inc is None:
+            rows = [[0] * cx.n_cells for _ in walls]
+            for t, w in enumerate(walls):
+                rows[t][w.plus] += 1
+                rows[t][w.minus] -= 1
+            inc = cx._wall_incidence = ExactMatrix(rows, n_cols=cx.n_cells)
+        delta = inc.matmul([list(a) + [c] for a, c in zip(self.a, self.c)])
+        n = cx.n
         out = []
-        for t, w in enumerate(self.complex.walls):
-            da = [p - m for p, m in zip(self.a[w.plus], self.a[w.minus])]
-            dc = self.c[w.plus] - self.c[w.minus]
-            nu = [Fraction(v) for v in w.nu]
-            lam = dot(da, nu) / dot(nu, nu)
+        for t, w in enumerate(walls):
+            da, dc = delta[t][:n], delta[t][n]
+            nu = w.nu
+            lam = sum((d * v for d, v in zip(da, nu)), Fraction(0)) / sum(v * v for v in nu)
             if check and (any(d != lam * v for d, v in zip(da, nu)) or dc != -lam * w.beta):
                 raise ValueError(
                     f"f is not continuous across wall {t} between cells {w.minus} and {w.plus} "

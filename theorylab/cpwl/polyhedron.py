@@ -34,7 +34,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_choice, check_int
 
 from . import _dd
-from theorylab.core.exact import dot, nullspace, primitive_int_row, rank, rref, to_fraction
+from theorylab.core.exact import ExactMatrix, dot, nullspace, primitive_int_row, rank, rref, to_fraction
 from .complexes import PolyhedralComplex
 from .functions import CPWLFunction
 
@@ -89,8 +89,12 @@ class LambdaSpace:
         self.L = [[cols[j][i] for j in range(self.d)] for i in range(W)]
 
     def contains(self, bends) -> bool:
+        """bends in im(lambda): every cycle condition K bends = 0 holds (exact)."""
         bends = [to_fraction(v) for v in bends]
-        return all(dot(r, bends) == 0 for r in self.K)
+        M = getattr(self, "_K_exact", None)
+        if M is None:
+            M = self._K_exact = ExactMatrix(self.K, n_cols=len(self.vec))
+        return M.annihilates(bends)
 
     def function_from_bends(self, bends, *, base=None) -> CPWLFunction:
         """The function with bends ``bends`` and affine map ``base=(a, c)`` on cell 0."""
@@ -102,15 +106,22 @@ class LambdaSpace:
             raise ValueError("bends are not realizable: they violate a balancing (cycle) condition of the complex")
         n = cx.n
         a0, c0 = ([Fraction(0)] * n, Fraction(0)) if base is None else ([to_fraction(v) for v in base[0]], to_fraction(base[1]))
-        slopes, offs = [], []
-        for k in range(cx.n_cells):
-            v = list(a0) + [c0]
-            for t, s in self.path[k]:
-                for j in range(n + 1):
-                    v[j] += s * bends[t] * self.vec[t][j]
-            slopes.append(v[:n])
-            offs.append(v[n])
-        return CPWLFunction(cx, slopes, offs)
+        # (a_k, c_k) = (a_0, c_0) + sum_{(t, s) on the path 0 -> k} s lambda_t (nu_t, -beta_t): one
+        # exact product P B of the signed path-incidence matrix P (cells x walls) with B = diag(lambda) V
+        P = getattr(self, "_path_exact", None)
+        if P is None:
+            rows = [[0] * cx.n_walls for _ in range(cx.n_cells)]
+            for k in range(cx.n_cells):
+                for t, s in self.path[k]:
+                    rows[k][t] += s
+            P = self._path_exact = ExactMatrix(rows, n_cols=cx.n_walls)
+        if cx.n_walls == 0:
+            V = [[Fraction(0)] * (n + 1) for _ in range(cx.n_cells)]
+        else:
+            V = P.matmul([[bends[t] * x for x in self.vec[t]] for t in range(cx.n_walls)])
+        base_row = list(a0) + [c0]
+        rows = [[b + v for b, v in zip(base_row, Vk)] for Vk in V]
+        return CPWLFunction(cx, [r[:n] for r in rows], [r[n] for r in rows])
 
     def coordinates(self, bends) -> list[Fraction]:
         """y with L y = bends (bends must lie in im lambda)."""
@@ -196,7 +207,11 @@ class DecompositionPolyhedron:
         return A, [Fraction(0)] * self.n_walls + list(self.lam_f)
 
     def bends_of(self, y):
-        return [dot(r, y) for r in self.L]
+        """lambda(g) = L y for the point y of D (exact, one FLINT product)."""
+        M = getattr(self, "_L_exact", None)
+        if M is None:
+            M = self._L_exact = ExactMatrix(self.L, n_cols=self.d)
+        return M.matvec(y)
 
     def contains(self, y) -> bool:
         y = [to_fraction(v) for v in y]
