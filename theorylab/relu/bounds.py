@@ -57,7 +57,7 @@ def is_power_of(d: int, p: int) -> bool:
 
 def binomials_vanish_mod_p(d: int, p: int) -> bool:
     """True iff C(d, i) = 0 (mod p) for every 0 < i < d (computed directly, not by Lucas)."""
-    d = check_int("d", d, low=1)
+    d = check_int("d", d, low=1, high=5000)      # d big-integer binomials of up to d bits each
     p = check_int("p", p, low=2)
     return all(comb(d, i) % p == 0 for i in range(1, d))
 
@@ -112,7 +112,8 @@ def bound_table(ns, Ns=(1, 2, 10, 210)) -> pd.DataFrame:
 
 
 def lower_bound_vs_N(n: int, Ns) -> pd.DataFrame:
-    """p(N), ceil(log_p(n+1)) and ln(n+1)/ln p(N) for each N, plus the Omega(ln n / ln ln N) scale."""
+    """p(N), ceil(log_p(n+1)) and ln(n+1)/ln p(N) for each N, plus the Omega(ln n / ln ln N) scale
+    (``ln_n_over_lnln_N``; for N < 3, where ln ln N <= 0, it is taken at N = 3)."""
     n = check_int("n", n, low=1, high=10**9)
     Ns = _int_list("Ns", Ns, high=10**18)
     rows = []
@@ -120,5 +121,5 @@ def lower_bound_vs_N(n: int, Ns) -> pd.DataFrame:
         p = smallest_prime_not_dividing(N)
         rows.append({"N": N, "p": p, "lower_bound": ceil_log(p, n + 1),
                      "log_p_n1": np.log(n + 1) / np.log(p),
-                     "ln_n_over_lnln_N": np.log(n + 1) / np.log(np.log(N)) if N >= 3 else np.nan})
+                     "ln_n_over_lnln_N": np.log(n + 1) / np.log(np.log(max(N, 3)))})
     return pd.DataFrame(rows)

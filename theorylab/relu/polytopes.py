@@ -230,6 +230,9 @@ def point(v) -> Polytope:
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"v[{i}]: {exc}") from None
     L = lcm(*[f.denominator for f in fr]) if fr else 1
+    if L > MAX_COORD or any(abs(f.numerator) * (L // f.denominator) > MAX_COORD for f in fr):
+        raise ValueError(f"v must have coordinates with common denominator and numerators at most 2^40 "
+                         f"(int64 vertex numerators); got common denominator {L}")
     return Polytope(np.array([[int(f * L) for f in fr]], dtype=np.int64), L, prune=False)
 
 
@@ -256,6 +259,8 @@ def newton_polytopes(net: ReLUNetwork, *, keep_layers: bool = False):
     """
     if not isinstance(net, ReLUNetwork):
         raise TypeError(f"net must be a ReLUNetwork; got {type(net).__name__}")
+    if not isinstance(keep_layers, (bool, np.bool_)):
+        raise TypeError(f"keep_layers must be True or False; got {keep_layers!r}")
     if any(v != 0 for b in net.biases for v in b):
         raise ValueError("newton_polytopes needs a bias-free network; got non-zero biases")
     n = net.n_inputs

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.core.seeding import spawn_seeds
-from theorylab.core.validate import check_int, check_real, require_finite
+from theorylab.core.validate import check_budget, check_int, check_real, require_finite
 
 from ._kernels import coupling_g_kernel, uniform_dp_kernel
 from .distributions import Mixture, check_same_space
@@ -208,4 +208,5 @@ def uniform(n, q) -> Mixture:
 
     n = check_int("n", n, low=1)
     q = check_int("q", q, low=1)
+    check_budget("uniform's marginal table", n * q, max_elements=10**7, n=n, q=q)
     return product([[Fraction(1, q)] * q for _ in range(n)])

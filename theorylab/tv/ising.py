@@ -134,8 +134,11 @@ def marginal_shift(p_plus, delta) -> float:
     """Q(x_v = +1) when P(x_v = +1) = p_plus and h_v -> h_v + delta (tilting by e^{delta x_v})."""
     p = check_real("p_plus", p_plus, low=0, high=1)
     delta = check_real("delta", delta)
-    a, b = p * np.exp(delta), (1 - p) * np.exp(-delta)
-    return float(a / (a + b))
+    if p == 0.0 or p == 1.0:
+        return float(p)
+    # log-odds form (no overflow of e^{+-delta}): logit Q = logit p + 2 delta
+    z = np.log(p) - np.log1p(-p) + 2.0 * delta
+    return float(1.0 / (1.0 + np.exp(-z))) if z >= 0 else float(np.exp(z) / (1.0 + np.exp(z)))
 
 
 def marginal_from_tv(model: IsingModel, v, *, delta=20.0, tv_oracle=None) -> float:
