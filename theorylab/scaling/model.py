@@ -193,7 +193,7 @@ def simulate_sgd(*, N=1024, L=8, K=2, M=2, beta=1.0, eta=0.1, sigma_J=0.01, acti
     activation : {"erf", "linear"}
         g(x) = erf(x/sqrt 2) or g(x) = x.
     alphas : array, optional
-        Times alpha = steps/N at which eps_g is recorded (default 60 log-spaced points to 100).
+        Times alpha = steps/N at which eps_g is recorded (default 0 and 59 log-spaced points from 1/N to 10).
     n_seeds : int
         Independent paths (teacher, student init and data all drawn per path), run in parallel.
     n_trained : int, optional
@@ -256,7 +256,7 @@ def _run_paths(*, N, Ls, K, M, beta, eta, sigma_J, activation, alphas, n_trained
     n_seeds = len(Ls)
     n_trained = N if n_trained is None else check_int("n_trained", n_trained, low=0, high=N)
     if alphas is None:
-        alphas = np.concatenate([[0.0], np.geomspace(1.0 / N, 100.0, 59)])
+        alphas = np.concatenate([[0.0], np.geomspace(1.0 / N, 10.0, 59)])
     rec = _rec_steps(alphas, N)
     size = dict(n_seeds=n_seeds, N=N, K=K, M=M)
     check_memory("the weights of all paths (n_seeds x (K + M) x N)", n_seeds * (K + M) * N, **size)

@@ -65,13 +65,19 @@ def plateau_fixed_point(*, K=2, M=2, eta=0.0, guess=None):
     eta = check_real("eta", eta, low=0.0, high=2.0)
     if guess is not None:
         guess = check_array("guess", guess, shape=(3,))
+        if not (guess[0] > 0 and abs(guess[1]) < guess[0] and abs(guess[2]) < np.sqrt(guess[0])):
+            raise ValueError(f"guess (Q, C, R) must be a valid covariance: Q > 0, |C| < Q, |R| < sqrt(Q); got {tuple(guess)}")
     if guess is None:  # the isotropic K = M values Q = C = 1/(2K-1), R = 1/sqrt(K(2K-1)) as a start
         guess = (1.0 / (2 * K - 1), 1.0 / (2 * K - 1), 1.0 / np.sqrt(K * (2 * K - 1)))
     x0 = np.array(guess, float)[[0, 1, 2] if K > 1 else [0, 2]]
     fun = ((lambda x: _drift_residual(x, K, M, eta)) if K > 1
            else (lambda x: _drift_residual((x[0], x[0], x[1]), K, M, eta)))
-    sol = root(fun, x0, tol=1e-13)
-    if not sol.success:
+    try:
+        sol = root(fun, x0, tol=1e-13)
+    except (ZeroDivisionError, FloatingPointError, ValueError) as exc:  # the solver left the covariance domain
+        raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}, eta={eta} from guess {tuple(x0)}: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    if not sol.success or not np.all(np.isfinite(sol.x)):
         raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}, eta={eta}: {sol.message}")
     Q, C, R = (sol.x if K > 1 else (sol.x[0], sol.x[0], sol.x[1]))
     eps = kr.eps_from_cov(_symmetric_cov(Q, C, R, K, M), K, M, True)
