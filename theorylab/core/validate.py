@@ -5,6 +5,13 @@ that kernels never check anything.  Each error names the argument, the value it 
 what is allowed, e.g.::
 
     ValueError: gamma must be a finite float in (0, inf); got -0.1
+
+Whatever the input (a string, None, an array where a name is expected, a ragged list, a huge
+int), a validator raises ValueError/TypeError naming the argument; none converts silently.
+Sizes are refused against a stated budget *before* anything is allocated or looped over:
+:func:`check_size` for a count (``n_paths``, ``n_steps``, ``reps``) and :func:`check_budget` for a
+derived total (``n_paths * n_steps`` iterations, the elements of an output array); the default
+budget is 10**8 elements (800 MB of float64), overridable with ``$THEORYLAB_MAX_ELEMENTS``.
 """
 
 from __future__ import annotations
