@@ -16,7 +16,8 @@ from .rates import RateFit, bootstrap_ci, fit_loglog, mean_ci, proportion_ci
 from .seeding import as_generator, child_seed, seed_sequence, spawn_seeds
 from .sweep import grid, sweep
 from .timing import best_time
-from .validate import (SimulationDiverged, check_array, check_choice, check_int, check_positive,
+from .validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int, check_positive, check_size,
+                       default_budget,
                        check_probability_vector, check_real, require_bounded, require_finite)
 
 __all__ = [name for name in dir() if not name.startswith("_")]
