@@ -132,14 +132,11 @@ def test_generic_engine_matches_builtin_ou():
     np.testing.assert_allclose(paths[:, :, 0], paths2, rtol=1e-12)
 
 
-@njit
-def _explode(t, y, p, out):
-    out[0] = y[0] * y[0]
-
-
 def test_generic_engine_blowup_raises_with_step_and_path():
-    with pytest.raises(SimulationDiverged, match=r"path 0 at step \d+"):
-        sde.euler_maruyama(_explode, _ou_diff, [1.0], t_end=5.0, dt=0.01, params=[0.0, 0.0, 0.0], n_paths=2)
+    """The same (drift, diffusion) pair as above (one numba compilation): OU with theta dt = 5 makes
+    Euler–Maruyama multiply y by -4 per step and cross the default bound 1e6 max(1, |y0|) at step 10."""
+    with pytest.raises(SimulationDiverged, match=r"\|state\| > 1e\+06\) on path 0 at step 1[01]"):
+        sde.euler_maruyama(_ou_drift, _ou_diff, [1.0], t_end=20.0, dt=0.5, params=[10.0, 0.0, 0.0], n_paths=2)
 
 
 def test_convergence_table_gbm_shapes():
@@ -495,3 +492,33 @@ def test_bad_input_sde_and_theory():
         sde.euler_maruyama(_ou_drift, _ou_diff, [1.0], t_end=1.0, dt=0.0, params=[1.0, 0.0, 1.0])
 
 
+
+
+# ---------------------------------------------------------------------------- mutation: a check that can fail
+
+@pytest.mark.parametrize("where", ["theory", "simulator"])
+def test_mutation_is_caught_by_a_cheap_claim(monkeypatch, where):
+    """A deliberately broken variant makes sgd_stationary_constant (0.5 s at ci) "not reproduced":
+    the theory's constant eta/4 -> 1.1 eta/4, or the simulator's noise scale sigma -> 1.05 sigma
+    (loss x 1.10).  Both are 10% against an accepted deviation of about 6% (rtol 2% plus the
+    family-wise widened CI).  Mutated at the Python level: the numba kernels froze their globals."""
+    from theorylab.core import run_claim
+    from theorylab.core.checks import discover
+    from theorylab.core.evidence import NOT_REPRODUCED
+    import validations.adaptive_sde as V
+    from theorylab.sde import optimizers as O
+
+    if where == "theory":
+        orig = V.sgd_stationary_loss
+        monkeypatch.setattr(V, "sgd_stationary_loss", lambda s, **kw: 1.1 * orig(s, **kw))
+    else:
+        orig = O._check_common
+
+        def noisier(*args):
+            out = list(orig(*args))
+            out[4] = 1.05 * out[4]          # s = sigma / sqrt(batch), the injected noise scale
+            return tuple(out)
+        monkeypatch.setattr(O, "_check_common", noisier)
+    c = next(c for c in discover().claims_of("adaptive_sde") if c.id == "sgd_stationary_constant")
+    r = run_claim(c, "ci", seed=0)
+    assert r.verdict == NOT_REPRODUCED, (r.measured, r.note)
