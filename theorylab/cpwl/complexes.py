@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import linprog
 
 from theorylab.core.validate import check_array, check_int
 
@@ -33,6 +32,14 @@ from ._checks import exact_matrix, exact_vector
 
 _LP_TOL = 1e-9
 
+
+
+
+def _linprog(*args, **kwargs):
+    """scipy.optimize.linprog, imported on first use (keeps ``import theorylab.cpwl`` light)."""
+    from scipy.optimize import linprog
+
+    return linprog(*args, **kwargs)
 
 @dataclass(frozen=True)
 class Wall:
@@ -62,7 +69,7 @@ def _chebyshev(A, b, eq_A=None, eq_b=None, cap=1.0):
         eq_A, eq_b = np.asarray(eq_A, float), np.asarray(eq_b, float)
         en = np.linalg.norm(eq_A, axis=1)
         kw = dict(A_eq=np.hstack([eq_A / en[:, None], np.zeros((len(eq_A), 1))]), b_eq=eq_b / en)
-    res = linprog(c, A_ub=A_ub, b_ub=b, bounds=bounds, method="highs", **kw)
+    res = _linprog(c, A_ub=A_ub, b_ub=b, bounds=bounds, method="highs", **kw)
     if res.status != 0:
         return -1.0, None
     return float(res.x[-1]), res.x[:n]

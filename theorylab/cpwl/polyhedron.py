@@ -28,7 +28,6 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linprog
 
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_choice, check_int
@@ -42,6 +41,14 @@ from .functions import CPWLFunction
 # ---------------------------------------------------------------------------------------
 # the image of lambda
 # ---------------------------------------------------------------------------------------
+
+
+def _linprog(*args, **kwargs):
+    """scipy.optimize.linprog, imported on first use (keeps ``import theorylab.cpwl`` light)."""
+    from scipy.optimize import linprog
+
+    return linprog(*args, **kwargs)
+
 class LambdaSpace:
     """im(lambda) for a complex: integer basis ``L`` and the map bends -> function."""
 
@@ -300,7 +307,7 @@ class DecompositionPolyhedron:
         found = set()
         for _ in range(n_objectives):
             w = rng.exponential(size=len(uf))
-            res = linprog(Lf.T @ w, A_ub=-Lf, b_ub=-uf, bounds=[(None, None)] * self.d, method="highs")
+            res = _linprog(Lf.T @ w, A_ub=-Lf, b_ub=-uf, bounds=[(None, None)] * self.d, method="highs")
             if res.status == 0:
                 found.add(tuple(np.round(res.x, 7)))
         return sorted(found)
@@ -325,7 +332,7 @@ class DecompositionPolyhedron:
         Ly = Lf @ np.array([float(v) for v in y])
         A_ub = np.vstack([-Lf, Lf])
         b_ub = np.concatenate([np.zeros(len(uf)), Ly - uf])
-        res = linprog(-Lf.sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * self.d, method="highs")
+        res = _linprog(-Lf.sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * self.d, method="highs")
         if res.status != 0:
             raise RuntimeError(f"irreducibility LP failed: {res.message}")
         return -res.fun <= tol * (1 + np.abs(Ly).sum())
@@ -467,7 +474,7 @@ def naive_decomposition(f: CPWLFunction):
     if D.d == 0:
         return D.decomposition(())
     Lf = np.array(D.L, float)
-    res = linprog(np.zeros(D.d), A_ub=-Lf, b_ub=-np.ones(len(Lf)), bounds=[(None, None)] * D.d, method="highs")
+    res = _linprog(np.zeros(D.d), A_ub=-Lf, b_ub=-np.ones(len(Lf)), bounds=[(None, None)] * D.d, method="highs")
     if res.status != 0:
         raise ValueError(f"{f.complex.name} has no strictly convex function (not a regular complex)")
     # rationalise the strictly convex direction and scale until both constraints hold
