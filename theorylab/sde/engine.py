@@ -178,15 +178,51 @@ def simulate_test_sde(model, x0, *, t_end, dt, n_paths=1000, record_every=1, see
     return dt * record_every * np.arange(states.shape[1]), states[:, :, 0]
 
 
+def _finite_result(what, value, **args):
+    if not np.all(np.isfinite(value)):
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        raise ValueError(f"{what} overflows (non-finite result) for {shown}; use arguments whose exponent stays "
+                         f"below 709")
+    return value
+
+
+def _times(name, t):
+    shape = np.shape(t) if not isinstance(t, str) else None
+    t = check_array(name, t)
+    if np.any(t < 0):
+        raise ValueError(f"{name} must be non-negative times; got minimum {t.min():.3g}")
+    return t.reshape(shape) if shape is not None else t
+
+
 def gbm_exact(x0, mu, sigma, t, w):
     """Exact GBM solution ``x0 exp((mu - sigma^2/2) t + sigma W_t)`` for Brownian values ``w``."""
-    return x0 * np.exp((mu - 0.5 * sigma ** 2) * t + sigma * np.asarray(w))
+    x0 = check_real("x0", x0)
+    mu = check_real("mu", mu)
+    sigma = check_real("sigma", sigma, low=0)
+    t = _times("t", t)
+    shape = np.shape(w) if not isinstance(w, str) else None
+    w = check_array("w", w)
+    w = w.reshape(shape) if shape is not None else w
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = x0 * np.exp((mu - 0.5 * sigma ** 2) * t + sigma * w)
+    return _finite_result("gbm_exact", out, x0=x0, mu=mu, sigma=sigma, t_max=float(np.max(t, initial=0)))
 
 
 def ou_moments(x0, theta, mu, sigma, t):
     """Exact mean and variance of the OU process at time ``t``."""
-    e = np.exp(-theta * np.asarray(t, dtype=float))
-    return mu + (x0 - mu) * e, sigma ** 2 / (2 * theta) * (1 - e ** 2)
+    x0 = check_real("x0", x0)
+    theta = check_positive("theta", theta)
+    mu = check_real("mu", mu)
+    sigma = check_real("sigma", sigma, low=0)
+    t = _times("t", t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-theta * t)
+        mean, var = mu + (x0 - mu) * e, sigma ** 2 / (2 * theta) * (1 - e ** 2)
+    _finite_result("ou_moments", np.concatenate([np.ravel(mean), np.ravel(var)]), x0=x0, theta=theta, mu=mu,
+                   sigma=sigma)
+    if np.ndim(mean) == 0:
+        return float(mean), float(var)
+    return mean, var
 
 
 def em_ou_moments(x0, theta, mu, sigma, t, h):

@@ -139,6 +139,12 @@ def sign_mean(y, *, noise="gaussian", nu=None):
 
 def sign_mean_table(noise, nu, n=_TABLE_SIZE):
     """The kernel's lookup table of ``S(tan u)`` on a uniform grid of ``u`` in [-pi/2, pi/2]."""
+    noise = check_choice("noise", noise, NOISES)
+    if noise == "student_t":
+        if nu is None:
+            raise ValueError("nu must be given for noise='student_t' (degrees of freedom >= 0.25); got None")
+        nu = check_real("nu", nu, low=NU_MIN)
+    n = check_int("n", n, low=3, high=10 ** 7)
     key = (noise, None if nu is None else float(nu), n)
     if key not in _TABLES:
         u = np.linspace(-np.pi / 2, np.pi / 2, n)

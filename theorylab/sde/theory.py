@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from theorylab.core import check_positive, check_real
+from theorylab.core import check_array, check_positive, check_real
 
 SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 
@@ -85,8 +85,18 @@ def signsgd_phase1_loss(f0, mu, t):
     """Phase-1 law ``(sqrt(f0) - sqrt(mu / 2) t)^2`` (SignGD ODE, Lemma 3.4, |Y| > 3/2);
     an equality for a 1-D quadratic, an upper bound for mu-PL f.  Valid while
     ``sqrt(f0) > sqrt(mu / 2) t``.  [DERIVED in the brief]"""
-    t = np.asarray(t, dtype=float)
-    return np.maximum(np.sqrt(f0) - np.sqrt(mu / 2) * t, 0.0) ** 2
+    f0 = check_real("f0", f0, low=0)
+    mu = check_positive("mu", mu)
+    shape = np.shape(t) if not isinstance(t, str) else None
+    t = check_array("t", t)
+    t = t.reshape(shape) if shape is not None else t
+    if np.any(t < 0):
+        raise ValueError(f"t must be non-negative times; got minimum {t.min():.3g}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.maximum(np.sqrt(f0) - np.sqrt(mu / 2) * t, 0.0) ** 2
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"signsgd_phase1_loss overflows for f0={f0!r}, mu={mu!r}, t up to {t.max():.3g}")
+    return out
 
 
 def signsgd_phase3_rate(h, sigma):
@@ -97,7 +107,11 @@ def signsgd_phase3_rate(h, sigma):
 
 def phase_of(y):
     """Lemma 3.4 phase of a signal-to-noise value ``|Y|``: 1 if > 3/2, 2 if in (1, 3/2], else 3."""
-    a = np.abs(np.asarray(y, dtype=float))
+    shape = np.shape(y) if not isinstance(y, str) else None
+    a = np.abs(check_array("y", y if not isinstance(y, str) else [y], finite=False))
+    a = a.reshape(shape) if shape is not None else a
+    if np.any(np.isnan(a)):
+        raise ValueError("y must not contain NaN (|Y| = inf is phase 1)")
     return np.where(a > 1.5, 1, np.where(a > 1.0, 2, 3))
 
 
@@ -106,6 +120,12 @@ def scale_hyperparameters(kappa, *, eta, theta=0.0, beta1=0.9, beta2=0.999, eps=
     ``eta -> sqrt(kappa) eta``, ``theta -> sqrt(kappa) theta``, ``1 - beta_i -> kappa (1 - beta_i)``,
     ``eps -> eps / sqrt(kappa)``.  Returns the new keyword arguments.  [DERIVED in the brief]"""
     kappa = check_positive("kappa", kappa)
+    eta = check_positive("eta", eta)
+    theta = check_real("theta", theta, low=0)
+    beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
+    beta2 = check_real("beta2", beta2, low=0, high=1, high_open=True)
+    eps = check_real("eps", eps, low=0)
+    batch = check_positive("batch", batch)
     b1 = 1 - kappa * (1 - beta1)
     b2 = 1 - kappa * (1 - beta2)
     if b1 < 0 or b2 < 0:
