@@ -21,6 +21,7 @@ from matplotlib.ticker import NullFormatter
 
 from theorylab.core import Bound, Estimate, Paper, Slope, as_generator, claim, figure, fit_loglog, mean_ci
 from theorylab.core.plotting import loglog_rate, subplots
+from theorylab.core.sweep import grid, sweep
 from theorylab.sde import (Quadratic, adaptive_stationary_loss, convergence_table, phase_of, run_optimizer,
                            run_sde, scale_hyperparameters, sgd_stationary_loss, sign_mean, signsgd_phase1_loss,
                            signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
@@ -198,22 +199,28 @@ def _signsgd_rate_max(sigma_min, c0=1 / np.sqrt(2 * np.pi)):
     return 2 * c0 * H10.max() / sigma_min
 
 
-def _stationary_sweep(optimizer, *, eta, sigmas, n_paths, t_avg, seed, noise="gaussian", nu=None):
+def _stationary_point(*, optimizer, sigma, eta, n_paths, t_avg, noise, nu, seed):
+    """One sweep point: the stationary loss at ``sigma`` against its closed form (module-level, so that
+    :func:`theorylab.core.sweep.sweep` can cache it and send it to another process or a cluster)."""
     q = Quadratic.diagonal(H10)
-    rows = []
-    for j, s in enumerate(sigmas):
-        if optimizer == "signsgd":
-            c0 = 1 / np.sqrt(2 * np.pi) if noise == "gaussian" else t_density_at_zero(nu)
-            a_min = 2 * c0 * H10.min() / s
-            pred = signsgd_stationary_loss(np.full(10, s), eta=eta, noise=noise, nu=nu)
-        else:
-            a_min = H10.min()
-            pred = sgd_stationary_loss(np.full(10, s), eta=eta, noise=noise, nu=nu)
-        t_burn = 3.0 / a_min
-        m, lo, hi, se = stationary_loss(optimizer, q, eta=eta, sigma=s, t_burn=t_burn, t_avg=t_avg, n_paths=n_paths,
-                                        noise=noise, nu=nu, seed=seed + j)
-        rows.append(dict(sigma=s, mean=m, lo=lo, hi=hi, se=se, predicted=pred, ratio=m / pred))
-    return pd.DataFrame(rows)
+    if optimizer == "signsgd":
+        c0 = 1 / np.sqrt(2 * np.pi) if noise == "gaussian" else t_density_at_zero(nu)
+        a_min = 2 * c0 * H10.min() / sigma
+        pred = signsgd_stationary_loss(np.full(10, sigma), eta=eta, noise=noise, nu=nu)
+    else:
+        a_min = H10.min()
+        pred = sgd_stationary_loss(np.full(10, sigma), eta=eta, noise=noise, nu=nu)
+    t_burn = 3.0 / a_min
+    m, lo, hi, se = stationary_loss(optimizer, q, eta=eta, sigma=sigma, t_burn=t_burn, t_avg=t_avg, n_paths=n_paths,
+                                    noise=noise, nu=nu, seed=seed)
+    return dict(sigma=sigma, mean=m, lo=lo, hi=hi, se=se, predicted=pred, ratio=m / pred)
+
+
+def _stationary_sweep(optimizer, *, eta, sigmas, n_paths, t_avg, seed, noise="gaussian", nu=None):
+    """Stationary loss per sigma; each sigma an independent sweep point with its own child seed."""
+    df = sweep(_stationary_point, grid(optimizer=[optimizer], sigma=list(sigmas), eta=[eta], n_paths=[n_paths],
+                                       t_avg=[t_avg], noise=[noise], nu=[nu]), seed=seed, desc="stationary loss")
+    return df.drop(columns=["nu"]) if nu is None else df       # no all-NaN column for Gaussian noise
 
 
 @claim(PAPER, "signsgd_stationary_slope", citation="Lemma 3.7 setting; [DERIVED] E f = (eta/4) sqrt(pi/2) sum sigma_i",
@@ -458,20 +465,23 @@ _ADA = {"ci": dict(eta=4e-3, sigmas=(1.0, 4.0, 16.0), thetas=(0.0, 1.0), n_paths
         "full": dict(eta=1e-3, sigmas=(1.0, 4.0, 16.0), thetas=(0.0, 1.0), n_paths=2000, rho1=100.0, rho2=1.0)}
 
 
-def _adaptive_cases(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed, batch=1.0):
+def _adaptive_point(*, optimizer, theta, sigma, eta, n_paths, rho1, rho2, batch, seed):
+    """One (theta, sigma) sweep point of the RMSpropW/AdamW asymptotic loss (module-level for core.sweep)."""
     q = Quadratic.diagonal(_HA)
-    rows = []
-    for i, th in enumerate(thetas):
-        for j, s in enumerate(sigmas):
-            a = _HA / (s / np.sqrt(batch)) + th
-            t_burn = max(3.0 / a.min(), 5.0 / rho2)
-            m, lo, hi, se = stationary_loss(optimizer, q, eta=eta, sigma=s, t_burn=t_burn, t_avg=max(t_burn, 5.0),
-                                            n_paths=n_paths, beta1=1 - rho1 * eta, beta2=1 - rho2 * eta, theta=th,
-                                            batch=batch, v0=(s / np.sqrt(batch)) ** 2, seed=seed + 10 * i + j)
-            pred = adaptive_stationary_loss(_HA, s, eta=eta, theta=th, batch=batch)
-            rows.append(dict(theta=th, sigma=s, mean=m, lo=lo, hi=hi, se=se, predicted=pred, ratio=m / pred,
-                             a_max=float(a.max())))
-    return pd.DataFrame(rows)
+    a = _HA / (sigma / np.sqrt(batch)) + theta
+    t_burn = max(3.0 / a.min(), 5.0 / rho2)
+    m, lo, hi, se = stationary_loss(optimizer, q, eta=eta, sigma=sigma, t_burn=t_burn, t_avg=max(t_burn, 5.0),
+                                    n_paths=n_paths, beta1=1 - rho1 * eta, beta2=1 - rho2 * eta, theta=theta,
+                                    batch=batch, v0=(sigma / np.sqrt(batch)) ** 2, seed=seed)
+    pred = adaptive_stationary_loss(_HA, sigma, eta=eta, theta=theta, batch=batch)
+    return dict(theta=theta, sigma=sigma, mean=m, lo=lo, hi=hi, se=se, predicted=pred, ratio=m / pred,
+                a_max=float(a.max()))
+
+
+def _adaptive_cases(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed, batch=1.0):
+    return sweep(_adaptive_point, grid(optimizer=[optimizer], theta=list(thetas), sigma=list(sigmas), eta=[eta],
+                                       n_paths=[n_paths], rho1=[rho1], rho2=[rho2], batch=[batch]),
+                 seed=seed, desc="asymptotic loss")
 
 
 def _adaptive_claim(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
