@@ -284,3 +284,20 @@ def test_mutation_wrong_spectrum_normalisation_is_caught(monkeypatch):
     real = model.spectrum
     monkeypatch.setattr(model, "spectrum", lambda N, L, beta: 1.05 * real(N, L, beta))
     assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"
+
+
+def test_specialisation_block_carries_the_plateau_instability():
+    """The L x L specialisation block's top eigenvalue is the whole Jacobian's (symmetry reduction),
+    and at eta = 0 the symmetric fixed point is Q = C = 1/(2M - 1), R = 1/sqrt(M(2M - 1))."""
+    from theorylab.scaling import plateau_instability_rate, plateau_specialization_rate
+    for L, M in ((2, 3), (3, 2)):
+        full = plateau_instability_rate(L=L, K=M, M=M, eta=0.1)
+        assert plateau_specialization_rate(L=L, K=M, M=M, eta=0.1) == pytest.approx(full, rel=1e-6)
+    fp = plateau_fixed_point(K=5, M=5)
+    assert fp["Q"] == pytest.approx(1 / 9) and fp["C"] == pytest.approx(1 / 9)
+    assert fp["R"] == pytest.approx(1 / np.sqrt(45))
+    # the eta -> 0 limit of rate / eta
+    small = plateau_specialization_rate(L=2, K=3, M=3, small_eta=True)
+    assert plateau_specialization_rate(L=2, K=3, M=3, eta=1e-4) / 1e-4 == pytest.approx(small, rel=1e-3)
+    with pytest.raises(ValueError, match="K and M must be equal"):
+        plateau_specialization_rate(L=2, K=2, M=3)

@@ -17,10 +17,11 @@ from .linear import (drift_matrix, finite_n_rate, late_time_rate, linear_eps, li
                      trainable_power_law)
 from .model import eigenvalues, group_overlaps, init_weights, simulate_sgd, simulate_sgd_over_L, spectrum
 from .ode import closure_coefficients, initial_overlaps, integrate_hierarchy, integrate_ode, to_hierarchy
-from .plateau import escape_time, plateau_fixed_point, plateau_height, plateau_instability_rate, plateau_value
+from .plateau import (escape_time, plateau_fixed_point, plateau_height, plateau_instability_rate,
+                      plateau_specialization_rate, plateau_value)
 
 __all__ = ["closure_coefficients", "drift_matrix", "eigenvalues", "escape_time", "finite_n_rate", "group_overlaps",
            "init_weights", "initial_overlaps", "integrate_hierarchy", "integrate_ode", "late_time_rate", "linear_eps",
-           "linear_eps_finite_n", "linear_eps_small_eta", "linear_group_errors", "linear_power_law", "plateau_fixed_point", "plateau_height", "plateau_instability_rate",
+           "linear_eps_finite_n", "linear_eps_small_eta", "linear_group_errors", "linear_power_law", "plateau_fixed_point", "plateau_height", "plateau_instability_rate", "plateau_specialization_rate",
            "plateau_value", "power_law_exponent", "power_law_window", "simulate_sgd", "simulate_sgd_over_L", "spectrum",
            "to_hierarchy", "trainable_final_error", "trainable_power_law"]

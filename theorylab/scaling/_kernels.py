@@ -88,24 +88,19 @@ def eps_from_cov(C, K, M, erf):
 
 
 @njit(cache=True)
-def drift_matrices(C, K, M, erf, A, Bm, D):
-    """Stein-lemma coefficients of the order-parameter ODEs, written into A, Bm, D.
-
-    A[i, k] = E[d delta_i / d x_k], Bm[i, m] = E[d delta_i / d y_m], D[i, k] = E[delta_i delta_k],
-    with delta_i = g'(x_i)(y - f)/sqrt(K).  Returns eps_g.
-    """
+def drift_ab(C, K, M, erf, A, Bm):
+    """The first-order Stein coefficients A[i, k] = E[d delta_i / d x_k], Bm[i, m] = E[d delta_i / d y_m]
+    (delta_i = g'(x_i)(y - f)/sqrt(K)), written into A and Bm: K (K + M) two- and three-point integrals."""
     sK = math.sqrt(K)
     sM = math.sqrt(M)
     c = output_weights(K, M)
     if not erf:
-        eps = eps_from_cov(C, K, M, False)
         for i in range(K):
             for k in range(K):
                 A[i, k] = -1.0 / K
-                D[i, k] = 2.0 * eps / K
             for m in range(M):
                 Bm[i, m] = 1.0 / (sK * sM)
-        return eps
+        return
     n = K + M
     for i in range(K):
         s = 0.0  # E[g''(x_i)(y - f)]
@@ -116,6 +111,24 @@ def drift_matrices(C, K, M, erf, A, Bm, D):
         A[i, i] += s / sK
         for m in range(M):
             Bm[i, m] = gp_gp(C[i, i], C[K + m, K + m], C[i, K + m]) / (sK * sM)
+
+
+@njit(cache=True)
+def drift_matrices(C, K, M, erf, A, Bm, D):
+    """Stein-lemma coefficients of the order-parameter ODEs, written into A, Bm, D.
+
+    A, Bm as in :func:`drift_ab`; D[i, k] = E[delta_i delta_k] (K^2 (K + M)^2 four-point
+    integrals, the eta^2 term).  Returns eps_g.
+    """
+    drift_ab(C, K, M, erf, A, Bm)
+    if not erf:
+        eps = eps_from_cov(C, K, M, False)
+        for i in range(K):
+            for k in range(K):
+                D[i, k] = 2.0 * eps / K
+        return eps
+    c = output_weights(K, M)
+    n = K + M
     for i in range(K):
         for k in range(i, K):
             s = 0.0

@@ -38,8 +38,11 @@ def _symmetric_cov(Q, C, R, K, M):
 def _drift_residual(x, K, M, eta):
     Q, C, R = x
     cov = _symmetric_cov(Q, C, R, K, M)
-    A, Bm, D = np.empty((K, K)), np.empty((K, M)), np.empty((K, K))
-    kr.drift_matrices(cov, K, M, True, A, Bm, D)
+    A, Bm, D = np.empty((K, K)), np.empty((K, M)), np.zeros((K, K))
+    if eta > 0:  # the eta^2 term needs K^2 (K + M)^2 four-point integrals; at eta = 0 only A and Bm
+        kr.drift_matrices(cov, K, M, True, A, Bm, D)
+    else:
+        kr.drift_ab(cov, K, M, True, A, Bm)
     Qm, Rm = cov[:K, :K], cov[:K, K:]
     dQ = A @ Qm + Qm @ A.T + Bm @ Rm.T + Rm @ Bm.T + eta * D
     dR = A @ Rm + Bm
@@ -77,7 +80,8 @@ def plateau_fixed_point(*, K=2, M=2, eta=0.0, guess=None):
     except (ZeroDivisionError, FloatingPointError, ValueError) as exc:  # the solver left the covariance domain
         raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}, eta={eta} from guess {tuple(x0)}: "
                            f"{type(exc).__name__}: {exc}") from exc
-    if not sol.success or not np.all(np.isfinite(sol.x)):
+    converged = sol.success or (np.all(np.isfinite(sol.x)) and np.max(np.abs(fun(sol.x))) < 1e-12)
+    if not converged or not np.all(np.isfinite(sol.x)):  # (hybr stalls at rounding level from a near-exact guess)
         raise RuntimeError(f"plateau fixed point not found for K={K}, M={M}, eta={eta}: {sol.message}")
     Q, C, R = (sol.x if K > 1 else (sol.x[0], sol.x[0], sol.x[1]))
     eps = kr.eps_from_cov(_symmetric_cov(Q, C, R, K, M), K, M, True)
@@ -170,3 +174,59 @@ def plateau_instability_rate(*, L, K=2, M=2, beta=1.0, eta=0.1, step=1e-6):
         e[j] = step
         jac[:, j] = (f(y0 + e) - f(y0 - e)) / (2 * step)
     return float(np.linalg.eigvals(jac).real.max())
+
+
+def plateau_specialization_rate(*, L, K=2, M=2, beta=1.0, eta=0.1, small_eta=False, step=1e-6):
+    """Growth rate of the specialisation mode of the symmetric plateau (K = M), from an L x L matrix.
+
+    At the symmetric fixed point (every group q^l = Q, r^l = R, t^l = I) the ODE is invariant
+    under permuting students and, separately, teachers, so its Jacobian is block-diagonal over
+    the irreducible representations of S_K x S_M.  The specialisation direction
+    r^l -> r^l + x_l P with P = I - 11^T/M (student i towards teacher i) spans the
+    (standard x standard) representation, which only r carries, once per group: there the
+    Jacobian acts as one L x L matrix G, G[l, j] = <d dr^l / d x_j, P> / <P, P>, built here from
+    2L right-hand sides that need only the first-order Stein coefficients A and Bm
+    (dr^l = eta lam_l (A r^l + Bm t^l)).  Its largest real eigenvalue equals
+    :func:`plateau_instability_rate` (the whole Jacobian) where both were computed (M = 2..6 at
+    L = 8, tests) at a cost of O(L K (K + M)) integrals instead of O(L K^3 (K + M)^3).
+
+    ``small_eta=True``: the eta -> 0 limit of rate / eta (fixed point without the eta^2 term),
+    the rate per unit of eta alpha of the small-learning-rate ODE.
+    """
+    from .model import check_beta, eigenvalues
+
+    L = check_int("L", L, low=1, high=4096)
+    K = check_int("K", K, low=1, high=MAX_UNITS)
+    M = check_int("M", M, low=1, high=MAX_UNITS)
+    if K != M:
+        raise ValueError(f"K and M must be equal (the specialisation mode pairs student i with teacher i); got K={K}, M={M}")
+    if M < 2:
+        raise ValueError(f"M must be >= 2 (one unit has no symmetric plateau to leave); got M={M}")
+    beta = check_beta(beta)
+    if not isinstance(small_eta, (bool, np.bool_)):
+        raise TypeError(f"small_eta must be a bool; got {small_eta!r}")
+    eta = 0.0 if small_eta else check_real("eta", eta, low=0.0, high=2.0, low_open=True)
+    step = check_real("step", step, low=0.0, high=1e-2, low_open=True)
+    fp = plateau_fixed_point(K=K, M=M, eta=eta)
+    lam = eigenvalues(L, beta)
+    w, el = lam / L, (1.0 if small_eta else eta) * lam
+    q = np.full((K, K), fp["C"])
+    q[np.arange(K), np.arange(K)] = fp["Q"]
+    P = np.eye(M) - 1.0 / M
+    A, Bm, cov = np.empty((K, K)), np.empty((K, M)), np.empty((K + M, K + M))
+    cov[:K, :K], cov[K:, K:] = q, np.eye(M)
+
+    def dr_along_P(x):  # x: (L,) amplitudes of P per group -> (L,) components of dr^l along P
+        r = fp["R"] + x[:, None, None] * P  # (L, K, M)
+        cov[:K, K:] = np.tensordot(w, r, axes=1)
+        cov[K:, :K] = cov[:K, K:].T
+        kr.drift_ab(cov, K, M, True, A, Bm)
+        dr = el[:, None, None] * (A @ r + Bm)  # t^l = I
+        return np.einsum("lim,im->l", dr, P) / (P * P).sum()
+
+    G = np.empty((L, L))
+    for j in range(L):
+        e = np.zeros(L)
+        e[j] = step
+        G[:, j] = (dr_along_P(e) - dr_along_P(-e)) / (2 * step)
+    return float(np.linalg.eigvals(G).real.max())
