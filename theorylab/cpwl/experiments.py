@@ -15,9 +15,9 @@ import pandas as pd
 from theorylab.core.seeding import as_generator, child_seed
 from theorylab.core.validate import check_int
 
-from .complexes import arrangement_complex, braid_fan, max_affine_complex, relu_network_complex
+from .complexes import arrangement_complex, braid_fan, max_affine_complex, planar_fan, relu_network_complex
 from .functions import CPWLFunction, is_submodular, lovasz_extension, relu_1d, set_function_of
-from .polyhedron import DecompositionPolyhedron, naive_decomposition
+from .polyhedron import DecompositionPolyhedron, lambda_space, naive_decomposition
 from .random import four_ray_fan, hexagon_fan, random_planar_fan, random_ray_values, random_set_function
 
 
@@ -173,16 +173,24 @@ def check_realizability(n_instances, seed, *, sizes=(5, 6, 7, 8)) -> pd.DataFram
     """2-D fans: 'unique vertex' vs the criterion max(0, lambda(f)) in im(lambda)."""
     rows = []
     fans = [hexagon_fan()] + [random_planar_fan(m, seed=child_seed(seed, "rfan", m)) for m in sizes]
-    for fan in fans:
-        for r in range(n_instances):
+    # two fixed instances first (instance = -1), so that every seed sees both directions: the concave
+    # f = -1 at the hexagon's rays (max(0, lambda f) = 0 is realizable: one vertex) and the documented
+    # counterexample to the converse (5-ray fan, lambda(f) = [4, -6, 11/3, 5/3, -1]: one vertex, criterion false)
+    cx5 = planar_fan([(1, 0), (1, 2), (1, 3), (-1, 0), (0, -1)], name="5-ray fan (converse counterexample)")
+    fixed = [(fans[0], CPWLFunction.from_ray_values(fans[0], [-1] * 6)),
+             (cx5, lambda_space(cx5).function_from_bends([4, -6, Fraction(11, 3), Fraction(5, 3), -1]))]
+    cases = [(fan, -1, f) for fan, f in fixed]
+    cases += [(fan, r, None) for fan in fans for r in range(n_instances)]
+    for fan, r, f in cases:
+        if f is None:
             f = CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=child_seed(seed, fan.name, "u", r)))
-            D = DecompositionPolyhedron(f)
-            nv = len(D.vrep()[0])
-            crit = D.unique_vertex_by_realizability()
-            rec = D.recession_rays()
-            rows.append(dict(complex=fan.name, rays=str(fan.rays), instance=r, vertices=nv, criterion=crit,
-                             agree=crit == (nv == 1), convex_cone_simplicial=len(rec) == D.d,
-                             bends_f=str([str(v) for v in D.lam_f])))
+        D = DecompositionPolyhedron(f)
+        nv = len(D.vrep()[0])
+        crit = D.unique_vertex_by_realizability()
+        rec = D.recession_rays()
+        rows.append(dict(complex=fan.name, rays=str(fan.rays), instance=r, vertices=nv, criterion=crit,
+                         agree=crit == (nv == 1), convex_cone_simplicial=len(rec) == D.d,
+                         bends_f=str([str(v) for v in D.lam_f])))
     return pd.DataFrame(rows)
 
 
