@@ -83,12 +83,6 @@ def is_record(obj):
 # callable XPASSes and fails until its entry is removed.  Regenerate with
 # ``python tests/test_fuzz.py --report FILE`` (prints this dict and writes the details to FILE).
 KNOWN_FAILURES: dict[str, str] = {
-    'theorylab.sde.gbm_exact': 'sigma+w: non-finite result; w: error names no argument',
-    'theorylab.sde.ou_moments': 'mu+t: non-finite result; t: non-finite result; sigma+t: error names no argument',
-    'theorylab.sde.phase_of': 'y: error names no argument',
-    'theorylab.sde.scale_hyperparameters': 'batch: error names no argument',
-    'theorylab.sde.sign_mean_table': 'defaults: error names no argument; noise: error names no argument; noise+nu: error names no argument; +4 more',
-    'theorylab.sde.signsgd_phase1_loss': 'mu+t: non-finite result; f0+t: error names no argument; mu+t: error names no argument; +1 more',
 }
 
 
