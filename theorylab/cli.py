@@ -597,9 +597,11 @@ def cmd_reproduce(args) -> int:
               flush=True)
     total = time.perf_counter() - t_all
     machine = f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}"
-    doc = {"papers": timings, "total_s": total, "machine": machine}
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "reproduce_timings.json").write_text(json.dumps(doc, indent=1) + "\n")
+    path = folder / "reproduce_timings.json"
+    old, _ = _load_timings(folder)  # a run of some papers keeps the others' last timings
+    doc = {"papers": {**(old or {}), **timings}, "total_s": total, "machine": machine}
+    path.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"total {total / 60:.1f} min for {len(papers)} papers on {machine}")
     return 1 if status else 0
 
