@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from scipy.stats import norm
+from statistics import NormalDist
 
 from .rates import RateFit, proportion_ci
 
@@ -51,7 +51,7 @@ FAMILY_LEVEL = 1 - FAMILY_ALPHA / DESIGN_CLAIMS
 
 def z_of(level: float) -> float:
     """The two-sided normal quantile of a confidence level (1.96 for 0.95)."""
-    return float(norm.ppf(0.5 + level / 2))
+    return float(NormalDist().inv_cdf(0.5 + level / 2))  # stdlib: no scipy.stats at import time
 
 
 Z_FAMILY = z_of(FAMILY_LEVEL)

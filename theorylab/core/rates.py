@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from .seeding import as_generator
 from .validate import check_array, check_budget, check_int, check_real, check_size
@@ -34,6 +33,13 @@ def _level(level) -> float:
 
 def _n_boot(n_boot) -> int:
     return check_size("n_boot", n_boot, low=2, budget=MAX_BOOT)
+
+
+def _stats():
+    """scipy.stats, imported on first use (it costs ~1 s at import, which every process would pay)."""
+    from scipy import stats
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -172,7 +178,7 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
         dof = k - 2
         s2 = float(resid @ resid) / dof
         stderr = float(np.sqrt(s2 / np.sum((lx - lx.mean()) ** 2)))
-        t = stats.t.ppf(1 - alpha / 2, dof)
+        t = _stats().t.ppf(1 - alpha / 2, dof)
         ci = (float(slope - t * stderr), float(slope + t * stderr))
     floor = False
     if y_se is not None:
@@ -193,7 +199,7 @@ def mean_ci(samples, level=0.95):
         se = float(s.std(ddof=1) / np.sqrt(s.size))
     if not (np.isfinite(m) and np.isfinite(se)):
         raise ValueError("samples are too large for a float mean and standard error (overflow to inf)")
-    t = stats.t.ppf(0.5 + level / 2, s.size - 1)
+    t = _stats().t.ppf(0.5 + level / 2, s.size - 1)
     return m, m - t * se, m + t * se, se
 
 
@@ -262,6 +268,6 @@ def proportion_ci(successes: int, trials: int, level=0.95):
     if successes > trials:
         raise ValueError(f"successes must be <= trials; got successes={successes}, trials={trials}")
     alpha = 1 - level
-    lo = 0.0 if successes == 0 else float(stats.beta.ppf(alpha / 2, successes, trials - successes + 1))
-    hi = 1.0 if successes == trials else float(stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
+    lo = 0.0 if successes == 0 else float(_stats().beta.ppf(alpha / 2, successes, trials - successes + 1))
+    hi = 1.0 if successes == trials else float(_stats().beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
     return successes / trials, lo, hi
