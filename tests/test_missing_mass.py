@@ -6,12 +6,13 @@ import numba
 import numpy as np
 import pytest
 
-from theorylab.missing_mass import (Estimator, brute_force_moments, counts_from_sample, evolve, exact_moments,
+from theorylab.missing_mass import (Estimator, MomentCache, brute_force_moments, counts_from_sample, evolve, exact_moments,
                                     exact_moments_rational, frequencies_of_frequencies, genome_expectation,
                                     good_turing, make_distribution, minimal_bias, monte_carlo_mse, mutate,
                                     phi_prefix_matrix, plug_in_distribution, project, sample, search, search_run,
                                     start_genome, to_estimator)
 from theorylab.missing_mass import _kernels as K
+from theorylab.missing_mass.search import PROJECTIONS, allowed_cases
 from theorylab.missing_mass.moments import _logfact, atoms_with_mass, group_probabilities
 
 P3 = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)]
@@ -156,6 +157,52 @@ def test_plug_in_distribution():
     assert len(p_hat) > 6  # Chao1 adds unseen classes
     emp = plug_in_distribution(counts=[3, 3, 2])  # no singletons: f0 = 0, empirical
     np.testing.assert_allclose(emp, [3 / 8, 3 / 8, 2 / 8])
+
+
+def test_genome_kernels_match_python_bodies():
+    """apply_move + prune and project_genome (run by evolve) against search._apply_move / _project."""
+    from theorylab.missing_mass.search import _apply_move, _project
+    from theorylab.missing_mass.moments import _logfact
+
+    rng = np.random.default_rng(3)
+    n = 12
+    lf = _logfact(n + 2)
+    for trial in range(300):
+        variant, scale = [("identity", "normalised"), ("authors_code", "phi")][trial % 2]
+        genome = start_genome(n)
+        for _ in range(int(rng.integers(0, 15))):
+            genome, _ = mutate(genome, n, rng, variant=variant)
+        keys = list(genome)
+        gm, gk = (np.array([key[i] for key in keys] + [0, 0], dtype=np.int64) for i in (0, 1))
+        ga = np.array([genome[key] for key in keys] + [0.0, 0.0])
+        j = int(rng.integers(len(keys)))
+        m, k = keys[j]
+        picks = [K.allowed_case(m, k, n, i)[0] for i in range(K.allowed_case(m, k, n, 0)[1])]
+        assert picks == allowed_cases(m, k, n)
+        case, r = picks[int(rng.integers(len(picks)))], float(rng.choice([1.0, rng.random()]))
+        tol = float(rng.choice([0.0, 1e-3, 0.05]))
+        om, ok, oa = np.zeros_like(gm), np.zeros_like(gk), np.zeros_like(ga)
+        L = K.apply_move(gm, gk, ga, len(keys), j, case, r, variant == "authors_code", om, ok, oa)
+        L = K.prune(om, ok, oa, L, n, tol, scale == "phi", lf)
+        child = {(int(a), int(b)): float(c) for a, b, c in zip(om[:L], ok[:L], oa[:L])}
+        assert child == _apply_move(genome, n, m, k, case, r, tol, variant, scale)
+        if child:
+            for projection in PROJECTIONS:
+                qm, qk, qa = np.zeros(L + 2, np.int64), np.zeros(L + 2, np.int64), np.zeros(L + 2)
+                P = K.project_genome(om, ok, oa, L, n, projection == "phi", qm, qk, qa)
+                got = {(int(a), int(b)): float(c) for a, b, c in zip(qm[:P], qk[:P], qa[:P])}
+                assert got == _project(child, n, projection)
+
+
+def test_evolve_kernel_fitness_is_the_exact_mse_of_its_genome():
+    """The kernel's incremental Gram store against MomentCache (grown independently) and exact_moments."""
+    p = plug_in_distribution(sample(make_distribution("zipfhalf", 40, seed=1), 40, seed=2))
+    for variant, projection, scale in (("identity", "normalised", "normalised"), ("authors_code", "phi", "phi")):
+        res = evolve(p, 40, ngen=60, max_gen=60, seed=4, variant=variant, projection=projection, prune_scale=scale)
+        cache = MomentCache(p, 40, projection)
+        assert res.fitness == pytest.approx(cache.mse(res.genome), rel=1e-10)
+        assert res.initial_fitness == pytest.approx(cache.mse(start_genome(40)), rel=1e-12)
+        assert np.all(np.diff(res.history.best_fitness) <= 0)  # elitism: the top 3 survive
 
 
 def test_evolve_never_worse_than_start_and_reproducible():

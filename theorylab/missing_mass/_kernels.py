@@ -24,6 +24,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from theorylab.core._rng import below, seed_state, uniform
+
 
 @njit(cache=True)
 def log_factorials(n_max):
@@ -268,3 +270,341 @@ def quad_mse(G, ids, a):
             row += a[j] * G[gi, ids[j]]
         total += a[i] * row
     return total
+
+
+# ---------------------------------------------------------------------------------------
+# the evolutionary search (search.py documents the genome, mutations, projection, fitness)
+#
+# A genome is held as three arrays gm, gk, ga (atom (m, k) with coefficient a of the normalised
+# atom g_k(m) = Phi_k(m) / C(m, k)) and a length L; the arrays have room for L + 2 terms.
+# ---------------------------------------------------------------------------------------
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _find_term(gm, gk, L, m, k):
+    for t in range(L):
+        if gm[t] == m and gk[t] == k:
+            return t
+    return -1
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _add_term(gm, gk, ga, L, m, k, v):
+    """ga[(m, k)] += v, appending the atom if new; returns the new length."""
+    t = _find_term(gm, gk, L, m, k)
+    if t >= 0:
+        ga[t] += v
+        return L
+    gm[L] = m
+    gk[L] = k
+    ga[L] = v
+    return L + 1
+
+
+@njit(cache=True, error_model="numpy")
+def allowed_case(m, k, n, pick):
+    """The ``pick``-th allowed mutation case at (m, k): 0 if k >= 2, 1 if k < m, 2 if m <= n; and their count."""
+    count = 0
+    chosen = -1
+    for case in range(3):
+        ok = (case == 0 and k >= 2) or (case == 1 and k < m) or (case == 2 and m <= n)
+        if ok:
+            if count == pick:
+                chosen = case
+            count += 1
+    return chosen, count
+
+
+@njit(cache=True, error_model="numpy")
+def apply_move(gm, gk, ga, L, j, case, r, authors_code, om, ok, oa):
+    """Rewrite the share r of term j by mutation ``case`` into (om, ok, oa); returns the length.
+
+    case 0: g_k(m) = g_{k-1}(m-1) - g_{k-1}(m);  case 1: g_k(m) = g_k(m-1) - g_{k+1}(m);
+    case 2: g_k(m) = g_k(m+1) + g_{k+1}(m+1), or (``authors_code``) the share is given back to
+    (m, k) and g_{k+1}(m+1) added, as in the authors' helpf1var.mut.
+    """
+    for t in range(L):
+        om[t] = gm[t]
+        ok[t] = gk[t]
+        oa[t] = ga[t]
+    m = gm[j]
+    k = gk[j]
+    moved = ga[j] * r
+    oa[j] = ga[j] - moved
+    if case == 0:
+        L = _add_term(om, ok, oa, L, m - 1, k - 1, moved)
+        L = _add_term(om, ok, oa, L, m, k - 1, -moved)
+    elif case == 1:
+        L = _add_term(om, ok, oa, L, m - 1, k, moved)
+        L = _add_term(om, ok, oa, L, m, k + 1, -moved)
+    elif not authors_code:
+        L = _add_term(om, ok, oa, L, m + 1, k, moved)
+        L = _add_term(om, ok, oa, L, m + 1, k + 1, moved)
+    else:
+        L = _add_term(om, ok, oa, L, m, k, moved)
+        L = _add_term(om, ok, oa, L, m + 1, k + 1, moved)
+    return L
+
+
+@njit(cache=True, error_model="numpy")
+def prune(gm, gk, ga, L, n, tol, phi_scale, lf):
+    """Drop zero terms and, if tol > 0, terms with |a| <= tol (``phi_scale``: |a / C(m, k)| (n+1) <= tol),
+    compacting in place; returns the new length."""
+    out = 0
+    for t in range(L):
+        a = ga[t]
+        if a == 0.0:
+            continue
+        if tol > 0.0:
+            if phi_scale:
+                if abs(a) * math.exp(-(lf[gm[t]] - lf[gk[t]] - lf[gm[t] - gk[t]])) * (n + 1) <= tol:
+                    continue
+            elif abs(a) <= tol:
+                continue
+        gm[out] = gm[t]
+        gk[out] = gk[t]
+        ga[out] = a
+        out += 1
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def project_genome(gm, gk, ga, L, n, phi_projection, om, ok, oa):
+    """The feasible genome: (n+1, k) -> (n, k) (``phi_projection``: times (n+1-k)/(n+1)), k > n dropped,
+    equal atoms merged, zero coefficients dropped; returns the length."""
+    P = 0
+    for t in range(L):
+        m = min(gm[t], n)
+        k = gk[t]
+        if k > m:
+            continue
+        a = ga[t]
+        if gm[t] > n and phi_projection:
+            a = a * (n + 1 - k) / (n + 1)
+        P = _add_term(om, ok, oa, P, m, k, a)
+    out = 0
+    for t in range(P):
+        if oa[t] != 0.0:
+            om[out] = om[t]
+            ok[out] = ok[t]
+            oa[out] = oa[t]
+            out += 1
+    return out
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _grow(G, am, ak, aw, A):
+    """Double the capacity of the Gram store (G and the atom lists hold A atoms)."""
+    cap = 2 * G.shape[0]
+    G2 = np.empty((cap, cap))
+    m2 = np.empty(cap, dtype=np.int64)
+    k2 = np.empty(cap, dtype=np.int64)
+    w2 = np.empty(cap, dtype=np.int64)
+    for i in range(A):  # element loops: slice assignment compiles a costly shape-mismatch path
+        for j in range(A):
+            G2[i, j] = G[i, j]
+        m2[i] = am[i]
+        k2[i] = ak[i]
+        w2[i] = aw[i]
+    return G2, m2, k2, w2
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _slot(hkeys, key):
+    """Open-addressing slot of ``key`` (or the empty slot where it goes) in a power-of-two table."""
+    mask = hkeys.shape[0] - 1
+    h = (key * 0x9E3779B1) & mask
+    while hkeys[h] != key and hkeys[h] != -1:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _rehash(hkeys, hvals):
+    K2 = np.full(2 * hkeys.shape[0], -1, dtype=np.int64)
+    V2 = np.empty(2 * hkeys.shape[0], dtype=np.int64)
+    for h in range(hkeys.shape[0]):
+        if hkeys[h] != -1:
+            s = _slot(K2, hkeys[h])
+            K2[s] = hkeys[h]
+            V2[s] = hvals[h]
+    return K2, V2
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _genome_mse(u, c, lu, l1u, Lg, Q, lf, pm, pk, pa, P, hkeys, hvals, stride, G, am, ak, aw, A, ids):
+    """Exact MSE of a projected genome under p (grouped as u, c); an atom not met before gets its
+    row E[Y_i Y_j] against every stored atom (index 0: M_0(n)).  The store must have room for P
+    more atoms (G, am, ak, aw) and the index hkeys/hvals (atom m stride + k -> row) stay under
+    half full.  Returns (mse, atoms stored)."""
+    for t in range(P):
+        key = pm[t] * stride + pk[t]
+        h = _slot(hkeys, key)
+        if hkeys[h] == -1:
+            am[A] = pm[t]
+            ak[A] = pk[t]
+            aw[A] = 0
+            for j in range(A + 1):
+                G[A, j] = _pair_moment(u, c, lu, l1u, Lg, Q, pm[t], pk[t], 0, am[j], ak[j], aw[j], lf)
+                G[j, A] = G[A, j]
+            hkeys[h] = key
+            hvals[h] = A
+            A += 1
+        ids[t] = hvals[h]
+    return quad_mse(G, ids[:P], pa[:P]), A
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _copy_genome(SM, SK, SA, SL, s, DM, DK, DA, DL, d):
+    L = SL[s]
+    for t in range(L):
+        DM[d, t] = SM[s, t]
+        DK[d, t] = SK[s, t]
+        DA[d, t] = SA[s, t]
+    DL[d] = L
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _top3(F, N, order):
+    """Indices of the (up to) 3 smallest F[:N], ties in index order (a stable sort's first three)."""
+    count = min(3, N)
+    for t in range(count):
+        b = -1
+        for i in range(N):
+            taken = False
+            for q in range(t):
+                if order[q] == i:
+                    taken = True
+            if not taken and (b < 0 or F[i] < F[b]):
+                b = i
+        order[t] = b
+    return count
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _draw_move(state, gm, gk, L, n):
+    """A uniform term, a uniform allowed case, and r = 1 w.p. 1/2 else r ~ U(0, 1)."""
+    j = below(state, L)
+    _, count = allowed_case(gm[j], gk[j], n, 0)
+    case, _ = allowed_case(gm[j], gk[j], n, below(state, count))
+    r = 1.0 if uniform(state) < 0.5 else uniform(state)
+    return j, case, r
+
+
+@njit(cache=True, error_model="numpy")
+def evolve_kernel(u, c, lf, n, seed, max_terms, n_parents, tournament, ngen, block, max_gen, improve_tol,
+                  stall_tol, prune_tol, authors_code, phi_projection, phi_prune):
+    """The generation loop of search.evolve (its docstring states the protocol); randomness from
+    xoshiro256** seeded by ``seed``.  Returns the best genome (m, k, a), its fitness, the start's
+    fitness, the generations run, per generation (best fitness, population size, atoms met), and
+    the atoms met."""
+    lu, l1u, Lg, Q = _prepare(u)
+    T = max_terms + 2
+    cap = 64 if 2 * T < 64 else 2 * T
+    G = np.empty((cap, cap))
+    am = np.empty(cap, dtype=np.int64)
+    ak = np.empty(cap, dtype=np.int64)
+    aw = np.empty(cap, dtype=np.int64)
+    am[0], ak[0], aw[0] = n, 0, 1
+    G[0, 0] = _pair_moment(u, c, lu, l1u, Lg, Q, am[0], ak[0], aw[0], am[0], ak[0], aw[0], lf)
+    A = 1
+    hkeys = np.full(2 * cap, -1, dtype=np.int64)  # atom (m, k) -> its row, keyed by m (n + 2) + k
+    hvals = np.empty(2 * cap, dtype=np.int64)
+    state = np.empty(4, dtype=np.uint64)
+    seed_state(seed, state)
+    Cap = 2 * n_parents + 4
+    PM = np.zeros((Cap, T), dtype=np.int64)
+    PK = np.zeros((Cap, T), dtype=np.int64)
+    PA = np.zeros((Cap, T))
+    PL = np.zeros(Cap, dtype=np.int64)
+    PF = np.empty(Cap)
+    CM = np.zeros((Cap, T), dtype=np.int64)
+    CK = np.zeros((Cap, T), dtype=np.int64)
+    CA = np.zeros((Cap, T))
+    CL = np.zeros(Cap, dtype=np.int64)
+    CF = np.empty(Cap)
+    qm = np.empty(T, dtype=np.int64)
+    qk = np.empty(T, dtype=np.int64)
+    qa = np.empty(T)
+    ids = np.empty(T, dtype=np.int64)
+    # the start genome {(n+1, 1): 1}
+    PM[0, 0], PK[0, 0], PA[0, 0], PL[0] = n + 1, 1, 1.0, 1
+    P = project_genome(PM[0], PK[0], PA[0], 1, n, phi_projection, qm, qk, qa)
+    f_base, A = _genome_mse(u, c, lu, l1u, Lg, Q, lf, qm, qk, qa, P, hkeys, hvals, n + 2, G, am, ak, aw, A, ids)
+    PF[0] = f_base
+    npop = 1
+    hist_best = np.empty(max_gen)
+    hist_pop = np.empty(max_gen, dtype=np.int64)
+    hist_atoms = np.empty(max_gen, dtype=np.int64)
+    sel = np.empty(n_parents, dtype=np.int64)
+    order = np.empty(3, dtype=np.int64)
+    block_best = f_base
+    limit = ngen
+    g = 0
+    while g < limit:
+        g += 1
+        ntop = _top3(PF, npop, order)
+        for i in range(n_parents):  # tournaments: the first of the fittest among `tournament` draws
+            b = below(state, npop)
+            for _ in range(tournament - 1):
+                j = below(state, npop)
+                if PF[j] < PF[b]:
+                    b = j
+            sel[i] = b
+        nc = 0
+        for i in range(n_parents):
+            _copy_genome(PM, PK, PA, PL, sel[i], CM, CK, CA, CL, nc)
+            CF[nc] = PF[sel[i]]
+            nc += 1
+        for i in range(n_parents):
+            s = sel[i]
+            j, case, r = _draw_move(state, PM[s], PK[s], PL[s], n)
+            L = apply_move(PM[s], PK[s], PA[s], PL[s], j, case, r, authors_code, CM[nc], CK[nc], CA[nc])
+            L = prune(CM[nc], CK[nc], CA[nc], L, n, prune_tol, phi_prune, lf)
+            if L == 0 or L > max_terms:
+                continue
+            P = project_genome(CM[nc], CK[nc], CA[nc], L, n, phi_projection, qm, qk, qa)
+            while A + P > G.shape[0]:
+                G, am, ak, aw = _grow(G, am, ak, aw, A)
+            while 2 * (A + P) > hkeys.shape[0]:
+                hkeys, hvals = _rehash(hkeys, hvals)
+            f, A = _genome_mse(u, c, lu, l1u, Lg, Q, lf, qm, qk, qa, P, hkeys, hvals, n + 2, G, am, ak, aw, A, ids)
+            CL[nc] = L
+            CF[nc] = f
+            nc += 1
+        CM[nc, 0], CK[nc, 0], CA[nc, 0], CL[nc], CF[nc] = n + 1, 1, 1.0, 1, f_base
+        nc += 1
+        for t in range(ntop):
+            _copy_genome(PM, PK, PA, PL, order[t], CM, CK, CA, CL, nc)
+            CF[nc] = PF[order[t]]
+            nc += 1
+        npop = 0  # next population: candidates in order, deduplicated by fitness
+        for i in range(nc):
+            dup = False
+            for j in range(npop):
+                if PF[j] == CF[i]:
+                    dup = True
+                    break
+            if not dup:
+                _copy_genome(CM, CK, CA, CL, i, PM, PK, PA, PL, npop)
+                PF[npop] = CF[i]
+                npop += 1
+        best = PF[0]
+        for i in range(1, npop):
+            best = min(best, PF[i])
+        hist_best[g - 1] = best
+        hist_pop[g - 1] = npop
+        hist_atoms[g - 1] = A
+        if g >= limit and limit < max_gen:
+            if block_best > 0.0 and (block_best - best) / block_best > improve_tol:
+                limit += block
+                block_best = best
+            elif f_base > 0.0 and (f_base - best) / f_base < stall_tol:
+                limit += block
+            limit = min(limit, max_gen)
+    i = 0
+    for j in range(1, npop):
+        if PF[j] < PF[i]:
+            i = j
+    L = PL[i]
+    return (PM[i, :L].copy(), PK[i, :L].copy(), PA[i, :L].copy(), PF[i], f_base, g, hist_best[:g].copy(),
+            hist_pop[:g].copy(), hist_atoms[:g].copy(), A)

@@ -155,6 +155,12 @@ def _mutate(genome, n, rng, exact, prune_tol, variant, prune_scale):
         r = Fraction(1) if exact else 1.0
     else:
         r = Fraction(int(rng.integers(1, 1000)), 1000) if exact else float(rng.random())
+    return _apply_move(genome, n, m, k, case, r, prune_tol, variant, prune_scale), (m, k, case, r)
+
+
+def _apply_move(genome, n, m, k, case, r, prune_tol, variant, prune_scale):
+    """The share r of term (m, k) rewritten by ``case``, then pruned (the Python body of
+    _kernels.apply_move + _kernels.prune, which evolve runs)."""
     a = genome[(m, k)]
     moved = a * r
     new = dict(genome)
@@ -171,10 +177,8 @@ def _mutate(genome, n, rng, exact, prune_tol, variant, prune_scale):
         new[key] = new.get(key, 0) + sign * moved
     if prune_tol and prune_scale == "phi":
         # the authors' code: |coef of Phi_k(m)| <= tol for the target (n+1) M_0(n)
-        new = {key: v for key, v in new.items() if v != 0 and abs(times_comb(v, *key, inverse=True)) * (n + 1) > prune_tol}
-    else:
-        new = {key: v for key, v in new.items() if v != 0 and not (prune_tol and abs(v) <= prune_tol)}
-    return new, (m, k, case, r)
+        return {key: v for key, v in new.items() if v != 0 and abs(times_comb(v, *key, inverse=True)) * (n + 1) > prune_tol}
+    return {key: v for key, v in new.items() if v != 0 and not (prune_tol and abs(v) <= prune_tol)}
 
 
 def genome_expectation(genome: dict, p) -> Fraction:
@@ -310,12 +314,6 @@ class SearchResult:
         self.atoms = check_int("atoms", self.atoms, low=0)
 
 
-def _tournament(pop, fit, size, count, rng):
-    idx = rng.integers(0, len(pop), size=(count, size))
-    best = np.argmin(np.asarray(fit)[idx], axis=1)
-    return [pop[idx[i, best[i]]] for i in range(count)]
-
-
 def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tournament: int = 3,
            ngen: int = 100, block: int = 100, max_gen: int = 2000, improve_tol: float = 0.05,
            stall_tol: float = 0.01, prune_tol: float = 1e-4, variant: str = "identity",
@@ -361,45 +359,16 @@ def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tourna
     check_str_choice("prune_scale", prune_scale, PRUNE_SCALES)
     rng = as_generator(seed)
     t0 = time.perf_counter()
-    cache = MomentCache(p_search, n, projection)
-    base = start_genome(n)
-    f_base = cache.mse(base)
-    pop, fit = [base], [f_base]
-    block_best = f_base
-    limit, g = ngen, 0
-    rows = []
-    while g < limit:
-        g += 1
-        order = np.argsort(fit, kind="stable")
-        top = [(pop[i], fit[i]) for i in order[:3]]
-        parents = _tournament(pop, fit, tournament, n_parents, rng)
-        parent_fit = {id(x): f for x, f in zip(pop, fit)}
-        cand = [(x, parent_fit[id(x)]) for x in parents]
-        for x in parents:
-            child, _ = _mutate(x, n, rng, False, prune_tol, variant, prune_scale)
-            if not child or len(child) > max_terms:
-                continue
-            cand.append((child, cache.mse(child)))
-        cand += [(base, f_base)] + top
-        seen, pop, fit = set(), [], []
-        for x, f in cand:
-            if f not in seen:
-                seen.add(f)
-                pop.append(x)
-                fit.append(f)
-        best = min(fit)
-        rows.append((g, best, len(pop), cache.size))
-        if g >= limit and limit < max_gen:
-            if (block_best - best) / block_best > improve_tol:
-                limit += block
-                block_best = best
-            elif (f_base - best) / f_base < stall_tol:
-                limit += block
-            limit = min(limit, max_gen)
-    i = int(np.argmin(fit))
-    history = pd.DataFrame(rows, columns=["generation", "best_fitness", "population", "atoms"])
-    return SearchResult(pop[i], to_estimator(pop[i], n, projection=projection), fit[i], f_base, g, history,
-                        time.perf_counter() - t0, cache.size)
+    u, c = group_probabilities(p_search)
+    kernel_seed = int(rng.integers(0, 2**63 - 1))
+    gm, gk, ga, f_best, f_base, g, h_best, h_pop, h_atoms, atoms = K.evolve_kernel(
+        u, c, _logfact(n + 2), n, kernel_seed, max_terms, n_parents, tournament, ngen, block, max_gen,
+        improve_tol, stall_tol, prune_tol, variant == "authors_code", projection == "phi", prune_scale == "phi")
+    genome = {(int(m), int(k)): float(a) for m, k, a in zip(gm, gk, ga)}
+    history = pd.DataFrame({"generation": np.arange(1, g + 1), "best_fitness": h_best, "population": h_pop,
+                            "atoms": h_atoms})
+    return SearchResult(genome, to_estimator(genome, n, projection=projection), float(f_best), float(f_base), int(g),
+                        history, time.perf_counter() - t0, int(atoms))
 
 
 def search(sample=None, *, counts=None, n: int | None = None, seed=None, **ga) -> SearchResult:
