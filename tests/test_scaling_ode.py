@@ -268,7 +268,7 @@ def test_exact_finite_n_mean_matches_sgd_and_the_ode_limit():
     assert np.all(np.abs(m["mean"].to_numpy() - exact) <= 4 * m["sem"].to_numpy() + 1e-12)
     # the finite-N correction to the N -> inf ODE is O(1/N): halving it when N doubles
     ode = linear_eps(al[1:], L=8, beta=1.0, eta=0.5)
-    d = [linear_eps_finite_n(al[1:], N=N, L=8, beta=1.0, eta=0.5) / ode - 1 for N in (256, 512)]
+    d = [linear_eps_finite_n(al[1:], N=N, L=8, beta=1.0, eta=0.5) / ode - 1 for N in (128, 256)]  # 2.035, 2.026
     np.testing.assert_allclose(d[0] / d[1], 2.0, rtol=0.05)
 
 

@@ -55,18 +55,20 @@ def _sgd_and_ode(*, N, L, K, M, eta, activation, alphas, n_seeds, seed, beta=1.0
        scales={"ci": dict(Ns=(64, 128, 256, 512), n_seeds=6, alpha_max=20.0),
                "full": dict(Ns=(128, 256, 512, 1024, 2048), n_seeds=20, alpha_max=100.0)})
 def ode_matches_sgd(*, Ns, n_seeds, alpha_max, seed):
-    alphas = np.linspace(0, alpha_max, 41)
-    rows, samples = [], []
-    for N in Ns:
-        sgd, ode = _sgd_and_ode(N=N, L=8, K=2, M=2, eta=0.5, activation="erf", alphas=alphas, n_seeds=n_seeds,
-                                seed=seed + N)
-        rms = np.sqrt(np.mean((sgd - ode) ** 2, axis=1))
-        samples.append(rms)
-        rows += [dict(N=N, seed_index=p, rms_dev=v) for p, v in enumerate(rms)]
-    fit = fit_loglog(np.array(Ns, float), samples=np.array(samples).T, seed=seed)
-    return Slope(fit=fit, predicted=-0.5, data=pd.DataFrame(rows),
+    table = sweep(_ode_deviation_point, grid(N=list(Ns), n_seeds=[n_seeds], alpha_max=[alpha_max]), seed=seed, desc="N")
+    samples = np.array([table[table.N == N].rms_dev.to_numpy() for N in Ns]).T  # (n_seeds, n_N)
+    fit = fit_loglog(np.array(Ns, float), samples=samples, seed=seed)
+    return Slope(fit=fit, predicted=-0.5, data=table[["N", "seed_index", "rms_dev"]],
                  note="per-path RMS over alpha of eps_SGD - eps_ODE, ODE from the path's own initial overlaps; "
-                      "erf, K=M=2, L=8, eta=0.5, beta=1")
+                      "erf, K=M=2, L=8, eta=0.5, beta=1; independent paths per N (one sweep point each)")
+
+
+def _ode_deviation_point(*, N, n_seeds, alpha_max, seed):
+    """One sweep point: per-path RMS over 41 times in [0, alpha_max] of eps_SGD - eps_ODE at dimension N."""
+    alphas = np.linspace(0, alpha_max, 41)
+    sgd, ode = _sgd_and_ode(N=N, L=8, K=2, M=2, eta=0.5, activation="erf", alphas=alphas, n_seeds=n_seeds, seed=seed)
+    rms = np.sqrt(np.mean((sgd - ode) ** 2, axis=1))
+    return [dict(seed_index=p, rms_dev=float(v)) for p, v in enumerate(rms)]
 
 
 # --------------------------------------------------------------------------- 2. linear power law
@@ -312,6 +314,12 @@ def _escape_runs(*, L, M, n_seeds, seed, N=1024, eta=0.1, alpha_max=1e4):
     return np.array(out)
 
 
+def _escape_point(*, L, M, n_seeds, alpha_max, seed):
+    """One sweep point: escape time and flatness of ``n_seeds`` independent inits at (L, M)."""
+    runs = _escape_runs(L=L, M=M, n_seeds=n_seeds, seed=seed, alpha_max=alpha_max)
+    return [dict(seed_index=i, alpha_esc=float(t), min_abs_slope=float(f)) for i, (t, f) in enumerate(runs)]
+
+
 def _escape_times(*, L, M, n_seeds, seed, N=1024, eta=0.1):
     return _escape_runs(L=L, M=M, n_seeds=n_seeds, seed=seed, N=N, eta=eta)[:, 0]
 
@@ -347,7 +355,8 @@ _INSTABILITY = ("the linear instability rate of the symmetric fixed point (theor
                "decay time; " + _INSTABILITY + "; the reviewers state M^2/L for large L and M; the paper's Eq. (15) "
                "could not be read")
 def escape_time_vs_L(*, Ls, n_seeds, seed, alpha_max):
-    runs = np.array([_escape_runs(L=L, M=2, n_seeds=n_seeds, seed=seed, alpha_max=alpha_max) for L in Ls])
+    table = sweep(_escape_point, grid(L=list(Ls), M=[2], n_seeds=[n_seeds], alpha_max=[alpha_max]), seed=seed, desc="L")
+    runs = np.array([table[table.L == L][["alpha_esc", "min_abs_slope"]].to_numpy() for L in Ls])
     return _escape_claim(Ls, runs, -1.0, "L", "K=M=2, escape = first alpha with eps_g < plateau/2, eta=0.1, N=1024 "
                          "inits", seed)
 
@@ -416,13 +425,13 @@ def fig1_erf_vs_L(*, N, Ls, alpha_max, seed):
 
 @figure(PAPER, "linear_power_law", caption="Linear activation, L = N, eta = 0.5, +-1 teacher: SGD (mean over seeds) vs "
         "exact ODE, the -beta/(1+beta) law and its window [1/(2 eta lam_1), 1/(2 eta lam_L)] (shaded)",
-        scales={"ci": dict(N=128, n_seeds=2), "full": dict(N=1024, n_seeds=8)})
-def linear_power_law_fig(*, N, n_seeds, seed):
+        scales={"ci": dict(N=64, n_seeds=2, alpha_max=200.0), "full": dict(N=1024, n_seeds=8, alpha_max=1e3)})
+def linear_power_law_fig(*, N, n_seeds, seed, alpha_max):
     fig, axes = subplots(1, 3, width=4.0, height=3.3)
     eta, rows = 0.5, []
     for ax, beta in zip(axes[0], (0.5, 1.0, 2.0)):
         lo, hi = power_law_window(L=N, beta=beta, eta=eta)
-        al = np.geomspace(0.1, min(4 * hi, 1e3), 40)
+        al = np.geomspace(0.1, min(4 * hi, alpha_max), 40)
         tab = simulate_sgd(N=N, L=N, K=1, M=1, beta=beta, eta=eta, activation="linear", alphas=al,
                            n_seeds=n_seeds, seed=seed, sigma_J=0.0, teacher="sign")
         sgd = tab.groupby("alpha").eps_g.mean().to_numpy()
