@@ -36,6 +36,13 @@ CELLS = [
              "    plt.loglog(al, linear_power_law(al, L=N, beta=beta, eta=0.1), ':', color='k')\n"
              "    print(beta, 'window', power_law_window(L=N, beta=beta, eta=0.1))\n"
              "plt.xlabel('alpha'); plt.ylabel('eps_g'); plt.legend(); plt.show()"),
+    ("md", "## Plateau escape scale vs M (K = M, L = 8): growth rate of the specialisation mode\n"
+           "eta / rate in the small-learning-rate limit (an L x L block of the plateau's Jacobian); its local "
+           "exponent in M rises towards 2 (the reviewers' M^2)."),
+    ("code", "from theorylab.scaling import plateau_specialization_rate\n"
+             "Ms = np.array([4, 8, 16, 32])\n"
+             "inv = np.array([1 / plateau_specialization_rate(L=8, K=M, M=M, small_eta=True) for M in Ms])\n"
+             "print('eta/rate', inv.round(1), 'local exponents', (np.diff(np.log(inv)) / np.log(2)).round(3))"),
     ("md", "## Trainable-parameter law (Sec. 4.3): final error vs N_l, slope -beta"),
     ("code", "n_l = np.array([4, 8, 16, 32])\n"
              "print(np.c_[n_l, trainable_final_error(n_l, N=N, beta=1.0, eta=0.5), trainable_power_law(n_l, beta=1.0)])"),
