@@ -191,6 +191,15 @@ def _draw_labels(cdf, n, out):
             out[t] = cdf.shape[0] - 1
 
 
+@njit(cache=True)
+def sample_labels_one(cdf, n, seed):
+    """One path of sample_labels_batch (the same numbers as its row for this seed), without a thread launch."""
+    np.random.seed(seed)
+    out = np.empty(n, dtype=np.int64)
+    _draw_labels(cdf, n, out)
+    return out
+
+
 @njit(cache=True, parallel=True)
 def sample_labels_batch(cdf, n, seeds):
     """labels[r, t] in 0..S-1, i.i.d. from the distribution with cumulative sums cdf."""

@@ -36,8 +36,10 @@ def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
     R = 1 if reps is None else check_int("reps", reps, low=1, high=MAX_LABELS // n)
     cdf = np.cumsum(p)
     cdf[-1] = 1.0
-    labels = K.sample_labels_batch(cdf, n, spawn_seeds(seed, R))
-    return labels[0] if reps is None else labels
+    seeds = spawn_seeds(seed, R)
+    if reps is None:  # one path: the serial kernel (a parallel launch costs more than 100 labels)
+        return K.sample_labels_one(cdf, n, seeds[0])
+    return K.sample_labels_batch(cdf, n, seeds)
 
 
 def _as_labels(labels, name="sample"):
