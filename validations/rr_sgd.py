@@ -113,10 +113,16 @@ def logistic_sweep(ns: tuple, c: float, n_chains: int, seed: int) -> pd.DataFram
 # --------------------------------------------------------------------------- claims
 
 COS_SCALES = {"ci": dict(i_max=7, n_chains=320), "full": dict(i_max=13, n_chains=320)}
-BIAS_SCALES = {"ci": dict(gammas=(0.1, 0.05, 0.025, 0.0125), steps_times_gamma=1e4, n_chains=100),
+# ci: 50 chains per step (per-gamma standard errors are calibrated: sd over 12 seeds / reported se = 0.89-1.03 at
+# 100 chains; cost is chains x steps, dominated by gamma = 0.0125 at 8e5 steps)
+BIAS_SCALES = {"ci": dict(gammas=(0.1, 0.05, 0.025, 0.0125), steps_times_gamma=1e4, n_chains=50),
                "full": dict(gammas=(0.1, 0.05, 0.025, 0.0125, 0.00625), steps_times_gamma=4e4, n_chains=200)}
-LOG_SCALES = {"ci": dict(ns=(2000, 8000, 32000), c=0.5, n_chains=400),
+LOG_SCALES = {"ci": dict(ns=(2000, 8000, 32000), c=0.5, n_chains=200),
               "full": dict(ns=(2000, 8000, 32000, 128000), c=0.5, n_chains=1000)}
+# figures at ci only have to draw (their full scales are the claims' runs)
+FIG_SCALES = {"cos": {"ci": dict(i_max=4, n_chains=64), "full": COS_SCALES["full"]},
+              "bias": {"ci": dict(gammas=(0.1, 0.05), steps_times_gamma=2e3, n_chains=20), "full": BIAS_SCALES["full"]},
+              "log": {"ci": dict(ns=(500, 2000), c=0.5, n_chains=50), "full": LOG_SCALES["full"]}}
 
 
 @claim(PAPER, "rr_leading_level", stream="cos",
@@ -272,7 +278,7 @@ def coupling_control(*, ns, c, n_chains, seed):
 # --------------------------------------------------------------------------- figures
 
 @figure(PAPER, "rescaled_error", caption="Authors' figure: RR error x N^{1/2} and RR error without the leading "
-        "term x N^{3/4}, f = x^2 + cos x, gamma = 1/sqrt(N), 320 chains", scales=COS_SCALES)
+        "term x N^{3/4}, f = x^2 + cos x, gamma = 1/sqrt(N), 320 chains", scales=FIG_SCALES["cos"])
 def fig_rescaled_error(*, i_max, n_chains, seed):
     df = cos_sweep(i_max, n_chains, seed)
     g = df.groupby("N")
@@ -299,7 +305,7 @@ def fig_rescaled_error(*, i_max, n_chains, seed):
 
 
 @figure(PAPER, "bias_vs_gamma", caption="PR and RR stationary bias vs gamma on x^2/2 + 2 softplus(3x)",
-        scales=BIAS_SCALES)
+        scales=FIG_SCALES["bias"])
 def fig_bias_vs_gamma(*, gammas, steps_times_gamma, n_chains, seed):
     t = bias_table(bias_sweep(gammas, steps_times_gamma, n_chains, seed)).sort_values("gamma")
     fig, ax = subplots(1, 1, width=5.0)
@@ -314,7 +320,7 @@ def fig_bias_vs_gamma(*, gammas, steps_times_gamma, n_chains, seed):
 
 
 @figure(PAPER, "mse_d5", caption="n E||err||^2 of RR vs n on logistic regression (d=5), shared vs independent noise",
-        scales=LOG_SCALES)
+        scales=FIG_SCALES["log"])
 def fig_mse_d5(*, ns, c, n_chains, seed):
     df = logistic_sweep(ns, c, n_chains, seed)
     t = df.groupby(["n", "coupling"]).n_sq_err.agg(["mean", "std", "size"]).reset_index()
