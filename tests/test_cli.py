@@ -181,7 +181,7 @@ def test_cache_refuses_foreign_and_edited_entries(tmp_path, cache):
 
 def test_corrupt_record_is_named(out, capsys, tmp_path, monkeypatch):
     (out / "results").mkdir(parents=True)
-    bad = out / "results" / "rr_sgd.ci.json"
+    bad = out / "results" / "rr_sgd.full.json"  # searched before the committed records
     bad.write_text("{not json")
     assert cli.main(["report", "rr_sgd", "--no-progress"]) == 2
     assert str(bad) in capsys.readouterr().err
