@@ -24,7 +24,7 @@ def _paper_of(nodeid: str, papers) -> str:
     stem = path.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("test_")
     if stem in papers:
         return stem
-    if stem == "fuzz":
+    if stem in ("fuzz", "zz_fuzz"):
         return "fuzz (budget 60 s)"
     if "[" in rest:
         param = rest.split("[", 1)[1].rstrip("]")
