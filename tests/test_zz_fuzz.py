@@ -27,7 +27,7 @@ other jobs does not turn slow calls into timeouts.  Each test id is
 the callable's dotted name, so ``-k sde`` selects a subpackage.
 
 Callables that still fail are listed in KNOWN_FAILURES with ``xfail(strict=True)``: once fixed,
-the test XPASSes, fails, and the entry must be removed.  Run ``python tests/test_fuzz.py
+the test XPASSes, fails, and the entry must be removed.  Run ``python tests/test_zz_fuzz.py
 --report FILE`` for a per-subpackage summary of what fails.
 """
 
@@ -86,7 +86,7 @@ def is_record(obj):
 
 # callable id -> what still fails, to be fixed by the subpackage's owner; strict xfail, so a fixed
 # callable XPASSes and fails until its entry is removed.  Regenerate with
-# ``python tests/test_fuzz.py --report FILE`` (prints this dict and writes the details to FILE).
+# ``python tests/test_zz_fuzz.py --report FILE`` (prints this dict and writes the details to FILE).
 KNOWN_FAILURES: dict[str, str] = {
 }
 
@@ -855,4 +855,4 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["--report"]:
         write_report(sys.argv[2], sys.argv[3:] or None)
     else:
-        sys.exit("usage: python tests/test_fuzz.py --serve | --report FILE [callable ids]")
+        sys.exit("usage: python tests/test_zz_fuzz.py --serve | --report FILE [callable ids]")
