@@ -138,7 +138,10 @@ def test_sigkill_mid_sweep_loses_only_the_points_in_flight(tmp_path, executor):
     stored = len(list(cache.rglob("*.pkl")))
     assert 3 <= stored < 8, "the kill must land in the middle of the sweep"
     in_flight = len(calls(first)) - stored
-    assert 0 <= in_flight <= (1 if executor == "serial" else os.cpu_count())
+    # serial: the one point running. process: each worker's running point plus at most one
+    # finished point per worker whose result the parent had not yet stored (a loaded parent
+    # lags its workers; CI measured 3 with 2 workers)
+    assert 0 <= in_flight <= (1 if executor == "serial" else 2 * os.cpu_count())
 
     rerun = _start(script, cache, second, executor, nap=0.0)
     out, _ = rerun.communicate(timeout=120)

@@ -241,9 +241,16 @@ class MomentCache:
         self.lf = _logfact(n + 2)
         self.index = {}
         self.m, self.k, self.w = [n], [0], [1]
-        self.G = np.empty((64, 64))
+        self._G = np.zeros((64, 64))  # grown by doubling; only the leading size x size block is filled
         one = np.array([n], dtype=np.int64), np.array([0], dtype=np.int64), np.array([1], dtype=np.int64)
-        self.G[0, 0] = K.gram(self.u, self.c, *one, self.lf)[0, 0]
+        self._G[0, 0] = K.gram(self.u, self.c, *one, self.lf)[0, 0]
+
+    @property
+    def G(self) -> np.ndarray:
+        """The Gram matrix E[Y_i Y_j] of the atoms met so far (a read-only view, size x size)."""
+        view = self._G[:self.size, :self.size]
+        view.flags.writeable = False
+        return view
 
     def ids(self, keys) -> np.ndarray:
         new = [key for key in dict.fromkeys(keys) if key not in self.index]
@@ -254,11 +261,11 @@ class MomentCache:
 
     def _add(self, new):
         A, B = len(self.m), len(new)
-        if A + B > self.G.shape[0]:
-            cap = max(2 * self.G.shape[0], A + B)
-            G = np.empty((cap, cap))
-            G[:A, :A] = self.G[:A, :A]
-            self.G = G
+        if A + B > self._G.shape[0]:
+            cap = max(2 * self._G.shape[0], A + B)
+            G = np.zeros((cap, cap))
+            G[:A, :A] = self._G[:A, :A]
+            self._G = G
         for i, key in enumerate(new):
             self.index[key] = A + i
             self.m.append(key[0])
@@ -266,18 +273,18 @@ class MomentCache:
             self.w.append(0)
         m, k, w = (np.array(x, dtype=np.int64) for x in (self.m, self.k, self.w))
         X = K.cross_moments(self.u, self.c, m[A:], k[A:], w[A:], m, k, w, self.lf)
-        self.G[A:A + B, :A + B] = X
-        self.G[:A + B, A:A + B] = X.T
+        self._G[A:A + B, :A + B] = X
+        self._G[:A + B, A:A + B] = X.T
 
     def mse(self, genome: dict) -> float:
         """E[(projected estimator - M_0(n))^2]."""
         proj = _project(genome, self.n, self.projection)
         if not proj:
-            return float(self.G[0, 0])
+            return float(self._G[0, 0])
         keys = list(proj)
         ids = self.ids(keys)
         a = np.array([float(proj[key]) for key in keys])
-        return float(K.quad_mse(self.G, ids, a))
+        return float(K.quad_mse(self._G, ids, a))
 
     @property
     def size(self) -> int:
