@@ -505,7 +505,7 @@ def test_mutation_is_caught_by_a_cheap_claim(monkeypatch, where):
     from theorylab.core import run_claim
     from theorylab.core.checks import discover
     from theorylab.core.evidence import NOT_REPRODUCED
-    import validations.adaptive_sde as V
+    import theorylab.validations.adaptive_sde as V
     from theorylab.sde import optimizers as O
 
     if where == "theory":

@@ -123,9 +123,9 @@ def test_code_fingerprint_follows_imports_only():
 
     from theorylab.core.fingerprint import _subpackages, code_fingerprint
 
-    origin = Path(importlib.util.find_spec("validations.rr_sgd").origin)
-    assert _subpackages(origin, "validations.rr_sgd") == ["core", "markov"]
-    assert code_fingerprint("validations.rr_sgd") != code_fingerprint("validations.tv_distance")
+    origin = Path(importlib.util.find_spec("theorylab.validations.rr_sgd").origin)
+    assert _subpackages(origin, "theorylab.validations.rr_sgd") == ["core", "markov"]
+    assert code_fingerprint("theorylab.validations.rr_sgd") != code_fingerprint("theorylab.validations.tv_distance")
     assert len(code_fingerprint("no.such.module")) == 16
 
 
@@ -142,3 +142,30 @@ def test_write_notebook_is_reproducible(tmp_path):
     nbformat.validate(nbformat.read(tmp_path / "a.ipynb", as_version=4))
     with pytest.raises(ValueError, match="cell kind"):
         write_notebook("t", [("python", "x")], tmp_path / "c.ipynb")
+
+
+def test_a_foreign_validations_folder_does_not_shadow_the_papers(tmp_path):
+    """A notebook started in a folder with its own validations/ (and benchmarks/) still finds
+    theorylab's papers: they install as theorylab.validations, not as a top-level package."""
+    for name in ("validations", "benchmarks"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+        (tmp_path / name / "mine.py").write_text("raise RuntimeError('the foreign package was imported')\n")
+    code = ("from theorylab.core import discover; import sys; reg = discover(); "
+            "print(len(reg.papers), 'validations' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={k: v for k, v in __import__('os').environ.items() if k != "PYTHONPATH"})
+    assert out.returncode == 0, out.stderr
+    n_papers, foreign = out.stdout.split()
+    assert int(n_papers) >= 7 and foreign == "False"
+
+
+def test_discovery_fails_loudly_when_it_finds_no_paper(tmp_path, monkeypatch):
+    from theorylab.core import checks
+    (tmp_path / "empty_validations").mkdir()
+    (tmp_path / "empty_validations" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(checks, "_DISCOVERED", False)
+    monkeypatch.setattr(checks, "REGISTRY", checks.Registry())
+    with pytest.raises(RuntimeError, match="discover found no paper in 'empty_validations'"):
+        checks.discover(packages=("empty_validations",))

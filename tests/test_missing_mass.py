@@ -325,7 +325,7 @@ def test_mutation_wrong_mse_constant_is_caught_by_monte_carlo(monkeypatch):
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
     from theorylab.missing_mass import moments as M
-    import validations.missing_mass  # noqa: F401  (registers the claims)
+    import theorylab.validations.missing_mass  # noqa: F401  (registers the claims)
 
     claim = REGISTRY.claims["missing_mass:gt_mse_monte_carlo"]  # registered by importing the validation module
     small = {"reps": 4000}

@@ -61,7 +61,7 @@ def test_det_kernel_matches_py_func_and_fractions():
     M = rng.integers(-5, 6, size=(20, 4, 4)).astype(np.int64)
     jit = _kernels.det_batch(M)
     assert np.array_equal(jit, _kernels.det_batch.py_func(M))
-    from benchmarks.relu_depth import _det_fraction
+    from theorylab.benchmarks.relu_depth import _det_fraction
     assert [int(v) for v in jit] == [int(_det_fraction(m)) for m in M]
 
 
@@ -215,7 +215,7 @@ def test_bad_input_errors():
 
 
 def test_dfs_enumeration_matches_bruteforce_over_all_patterns():
-    from benchmarks.relu_depth import _regions_bruteforce
+    from theorylab.benchmarks.relu_depth import _regions_bruteforce
 
     net = max_network(2)
     regions, stats = enumerate_regions(net)

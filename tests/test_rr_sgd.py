@@ -149,7 +149,7 @@ def test_mutation_wrong_hessian_is_caught_by_the_remainder_rate(monkeypatch):
     """A broken simulator constant: H = 2 instead of f''(0) = 1 for f = x^2 + cos x.  The leading term
     -H^{-1} mean(eps) is then half the true one, the 'remainder' keeps an N^{-1/2} part, and the cheap
     ci claim rr_remainder_rate (slope -3/4) must say "not reproduced"; the intact simulator passes."""
-    import validations.rr_sgd as V
+    import theorylab.validations.rr_sgd as V
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
 

@@ -1,6 +1,7 @@
 """Declarative claims, figures and benchmarks, and the registry that discovers them.
 
-A validation module (``validations/<paper_id>.py``) declares its paper once and decorates
+A validation module (``validations/<paper_id>.py``, installed as
+``theorylab.validations.<paper_id>``) declares its paper once and decorates
 functions::
 
     PAPER = Paper(id="rr_sgd", title="...", authors="...", arxiv="2410.05106")
@@ -253,8 +254,14 @@ def benchmark(paper_id: str, name: str):
 _DISCOVERED = False
 
 
-def discover(packages=("validations", "benchmarks")) -> Registry:
-    """Import every module of the validation (and benchmark) packages; return the registry."""
+def discover(packages=("theorylab.validations", "theorylab.benchmarks")) -> Registry:
+    """Import every module of the validation (and benchmark) packages; return the registry.
+
+    The repository's top-level ``validations/`` and ``benchmarks/`` install as
+    ``theorylab.validations`` and ``theorylab.benchmarks`` (see setup.py), so a folder of the same
+    name in the working directory cannot shadow them.  Finding no paper is an error, never an
+    empty run.
+    """
     global _DISCOVERED
     if _DISCOVERED:
         return REGISTRY
@@ -262,12 +269,18 @@ def discover(packages=("validations", "benchmarks")) -> Registry:
         try:
             pkg = importlib.import_module(pkg_name)
         except ModuleNotFoundError as exc:
-            if exc.name == pkg_name:
+            if exc.name == pkg_name and pkg_name != packages[0]:
                 continue
-            raise
+            raise ModuleNotFoundError(
+                f"cannot import {pkg_name!r} ({exc}); is theorylab installed from its checkout "
+                f"(pip install -e .)?", name=exc.name) from exc
         for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
             if not mod.name.startswith("_"):
                 importlib.import_module(f"{pkg_name}.{mod.name}")
+    if not REGISTRY.papers:
+        where = getattr(importlib.import_module(packages[0]), "__path__", ["?"])
+        raise RuntimeError(f"discover found no paper in {packages[0]!r} (searched {list(where)}); "
+                           f"each validation module must declare a Paper")
     _DISCOVERED = True
     return REGISTRY
 

@@ -51,6 +51,8 @@ def _files(sub: str) -> list[Path]:
 def _subpackages(origin: Path, module_name: str) -> list[str]:
     parts = module_name.split(".")
     own = parts[1] if parts[0] == "theorylab" and len(parts) > 2 else None
+    if own is not None and not _files(own):  # theorylab.validations / .benchmarks: mapped leaves
+        own = None
     todo = _theorylab_imports(origin, own) | {"core"} | ({own} if own else set())
     done: set[str] = set()
     while todo:

@@ -28,9 +28,9 @@ def paper_fingerprint(paper_id: str) -> str:
     """Fingerprint of the code behind a paper's results (its validation module and what it uses)."""
     import importlib.util
 
-    if importlib.util.find_spec(f"validations.{paper_id}") is None:
+    if importlib.util.find_spec(f"theorylab.validations.{paper_id}") is None:
         raise ValueError(f"no validation module for paper {paper_id!r}")
-    return code_fingerprint(f"validations.{paper_id}")
+    return code_fingerprint(f"theorylab.validations.{paper_id}")
 
 
 def _versions() -> dict:

@@ -16,7 +16,10 @@ def project_root() -> Path:
     env = os.environ.get("THEORYLAB_ROOT")
     if env:
         return Path(env)
-    spec = importlib.util.find_spec("validations")
+    try:
+        spec = importlib.util.find_spec("theorylab.validations")
+    except ImportError:
+        spec = None
     if spec is not None and spec.origin:
         root = Path(spec.origin).parent.parent
         if (root / "pyproject.toml").exists():

@@ -80,7 +80,7 @@ CELLS = [
         "print(info, '| one tournament: depth', max_tree_network(A, c).depth)\n"
         "verify_network(net, A, c)"),
     new_code_cell(
-        "import validations.cpwl_decomp as v\n"
+        "import theorylab.validations.cpwl_decomp as v\n"
         "fig, table = v.polygons_4ray(n_panels=2, seed=0)\n"
         "table.head()"),
 ]

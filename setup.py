@@ -1,0 +1,11 @@
+"""Packaging beyond pyproject.toml: validations/ and benchmarks/ stay at the repository's top
+level (the layout asks for it) but install as theorylab.validations and theorylab.benchmarks, so
+that no folder named validations/ elsewhere on sys.path can shadow them (issue 16)."""
+
+from setuptools import find_packages, setup
+
+setup(
+    packages=find_packages(include=["theorylab", "theorylab.*"])
+    + ["theorylab.validations", "theorylab.benchmarks"],
+    package_dir={"theorylab.validations": "validations", "theorylab.benchmarks": "benchmarks"},
+)
