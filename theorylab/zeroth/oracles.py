@@ -4,6 +4,7 @@ An :class:`Oracle` answers f(x) (the zeroth-order query, counted and optionally 
 checks only, the exact gradient and Hessian (never counted).  Members of the zoo:
 
 * :func:`quadratic`        f = 1/2 (x - c)^T A (x - c), A with a given spectrum (optionally rotated);
+* :func:`diagonal_quadratic` the same with A diagonal, O(d) per query (kind "diag_quadratic");
 * :func:`product`          f = prod_i x_i, the DAP paper's "ProductFunction" (authors' notebook);
 * :func:`rosenbrock`       f = sum b (x_{i+1} - x_i^2)^2 + (a - x_i)^2;
 * :func:`logistic_loss`    l2-regularised logistic loss on synthetic Gaussian data (per-sample
@@ -25,13 +26,13 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size)
 from theorylab.zeroth import _kernels as K
 
-__all__ = ["Oracle", "KINDS", "NOISES", "quadratic", "quadratic_spectrum", "product", "rosenbrock",
-           "logistic_loss", "strict_saddle"]
+__all__ = ["Oracle", "KINDS", "NOISES", "quadratic", "diagonal_quadratic", "quadratic_spectrum", "product",
+           "rosenbrock", "logistic_loss", "strict_saddle"]
 
-KINDS = ("quadratic", "product", "rosenbrock", "logistic", "saddle")
+KINDS = ("quadratic", "product", "rosenbrock", "logistic", "saddle", "diag_quadratic")
 NOISES = ("none", "bounded", "gaussian")
 _KIND_CODE = {"quadratic": K.QUADRATIC, "product": K.PRODUCT, "rosenbrock": K.ROSENBROCK,
-              "logistic": K.LOGISTIC, "saddle": K.SADDLE}
+              "logistic": K.LOGISTIC, "saddle": K.SADDLE, "diag_quadratic": K.DIAG_QUADRATIC}
 _NOISE_CODE = {"none": K.NOISE_NONE, "bounded": K.NOISE_BOUNDED, "gaussian": K.NOISE_GAUSSIAN}
 MAX_DIM = 10**6
 
@@ -39,6 +40,8 @@ MAX_DIM = 10**6
 def _n_params(kind: str, d: int, params: np.ndarray) -> int:
     if kind == "quadratic":
         return d + d * d
+    if kind == "diag_quadratic":
+        return 2 * d
     if kind == "product":
         return 0
     if kind == "rosenbrock":
@@ -143,6 +146,8 @@ class Oracle:
         x1, d, p = X[0], self.d, self.params
         if self.kind == "quadratic":
             return p[d:].reshape(d, d).copy()
+        if self.kind == "diag_quadratic":
+            return np.diag(p[d:])
         if self.kind == "product":
             H = np.zeros((d, d))
             for i in range(d):
@@ -249,6 +254,21 @@ def quadratic(spectrum, *, center=None, rotate: bool = False, noise: str = "none
     else:
         A = np.diag(lam)
     return Oracle("quadratic", d, np.concatenate([c, A.ravel()]), noise=noise, noise_level=noise_level, seed=seed,
+                  f_star=0.0 if lam.min() >= 0 else float("nan"), x_star=c, L=float(lam.max()), mu=float(lam.min()))
+
+
+def diagonal_quadratic(spectrum, *, center=None, noise: str = "none", noise_level: float = 0.0,
+                       seed=0) -> Oracle:
+    """f(x) = 1/2 sum_i lam_i (x_i - c_i)^2 (kind "diag_quadratic": O(d) per query instead of O(d^2)).
+
+    Same function as ``quadratic(spectrum, center=center)``; f* = 0 at c when all lam_i >= 0.
+    """
+    lam = check_array("spectrum", spectrum, ndim=1)
+    if lam.size == 0:
+        raise ValueError("spectrum must be a non-empty 1-d array of eigenvalues; got an empty array")
+    d = check_size("spectrum (its length d)", lam.size, budget=MAX_DIM)
+    c = np.zeros(d) if center is None else check_array("center", center, shape=(d,))
+    return Oracle("diag_quadratic", d, np.concatenate([c, lam]), noise=noise, noise_level=noise_level, seed=seed,
                   f_star=0.0 if lam.min() >= 0 else float("nan"), x_star=c, L=float(lam.max()), mu=float(lam.min()))
 
 
