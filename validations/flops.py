@@ -89,7 +89,7 @@ def _summary(df):
     return t
 
 
-SCALES = {"ci": dict(reps=1500), "full": dict(reps=20000)}
+SCALES = {"ci": dict(reps=4000), "full": dict(reps=20000)}
 ALL = ("uniform", "neyman")
 
 

@@ -33,6 +33,38 @@ def _direction(law, state, u):
             left -= 1
 
 
+@njit(cache=True)
+def _gaussian_sum(G, i, n, state, z, out):
+    """``out = sum_{k <= n} (g_i . u_k) u_k`` for u_k ~ N(0, I_d), drawn exactly with n + d normals.
+
+    With ``u = a g^ + u_perp`` (``g^ = g_i / ||g_i||``, ``a ~ N(0, 1)`` independent of ``u_perp ~ N(0, P_perp)``)
+    each term is ``||g_i|| (a^2 g^ + a u_perp)``; given the a's, ``sum a_k u_perp,k ~ sqrt(S) P_perp z`` with
+    ``S = sum a_k^2`` and ``z ~ N(0, I_d)``.  [derived]
+    """
+    d = G.shape[1]
+    gn = 0.0
+    for j in range(d):
+        gn += G[i, j] * G[i, j]
+    gn = np.sqrt(gn)
+    S = 0.0
+    for _ in range(n):
+        a = normal(state)
+        S += a * a
+    zd = 0.0
+    for j in range(d):
+        z[j] = normal(state)
+        if gn > 0.0:
+            zd += z[j] * G[i, j] / gn
+    if gn == 0.0:
+        for j in range(d):
+            out[j] = 0.0
+        return
+    rs = np.sqrt(S)
+    for j in range(d):
+        gh = G[i, j] / gn
+        out[j] = gn * (S * gh + rs * (z[j] - zd * gh))
+
+
 @njit(cache=True, parallel=True)
 def batch_gradient_errors(G, gbar, counts, weights, law, seeds, err_sq, err_vec):
     """Replicate r: the batch estimate  sum_i w_ri sum_{k <= n_ri} (g_i . u_k) u_k  minus ``gbar``.
@@ -40,7 +72,8 @@ def batch_gradient_errors(G, gbar, counts, weights, law, seeds, err_sq, err_vec)
     ``G`` (B, d): per-sample gradients g_i; ``counts`` (R, B): queries n_ri of sample i;
     ``weights`` (R, B): weight of each query of sample i (1 / (B n_ri) per-sample mean, 1 / N
     per-query mean); ``seeds`` (R,): one stream per replicate.  Writes ``err_vec[r] = G_r - gbar``
-    and ``err_sq[r] = ||G_r - gbar||^2``.
+    and ``err_sq[r] = ||G_r - gbar||^2``.  Gaussian directions use the exact n + d draw of
+    :func:`_gaussian_sum`; Rademacher ones are drawn query by query.
     """
     R, B = counts.shape
     d = G.shape[1]
@@ -49,8 +82,16 @@ def batch_gradient_errors(G, gbar, counts, weights, law, seeds, err_sq, err_vec)
         seed_state(seeds[r], state)
         acc = np.zeros(d)
         u = np.empty(d)
+        part = np.empty(d)
         for i in range(B):
             w = weights[r, i]
+            if counts[r, i] == 0:
+                continue
+            if law == GAUSSIAN:
+                _gaussian_sum(G, i, counts[r, i], state, u, part)
+                for j in range(d):
+                    acc[j] += w * part[j]
+                continue
             for _ in range(counts[r, i]):
                 _direction(law, state, u)
                 dot = 0.0

@@ -69,7 +69,7 @@ MAX_DIM = 100_000
 __all__ = ["LAWS", "WEIGHTINGS", "ALLOCATORS", "LogisticBatch", "BatchErrors", "logistic_batch",
            "query_variance_factor", "noise_levels", "uniform_allocation", "neyman_allocation", "neyman_ratio",
            "bernoulli_allocation", "gaussian_allocation", "draw_allocations", "allocation_variance",
-           "allocation_bias", "simulate_batch_gradient"]
+           "allocation_bias", "simulate_batch_gradient", "simulate_batch_gradient_numpy"]
 
 
 # --------------------------------------------------------------------------- the instance
@@ -397,11 +397,40 @@ def simulate_batch_gradient(G, counts, *, law: str = "gaussian", weighting: str 
     n = _counts(counts, B)
     check_choice("law", law, LAWS)
     w = _weights(n, weighting)
-    R = n.shape[0]
-    check_budget("the forward-gradient queries", R * int(n[0].sum()) * d, unit="direction entries",
-                 counts=f"{R} x {int(n[0].sum())}", d=d)
+    R, N = n.shape[0], int(n[0].sum())
+    work = R * (N + B * d) if law == "gaussian" else R * N * d    # normals drawn (Gaussian: n_i + d per sample)
+    check_budget("the forward-gradient queries", work, unit="random draws", counts=f"{R} x {N}", d=d)
     seeds = spawn_seeds(seed, R)
     err_sq, err_vec = np.empty(R), np.empty((R, d))
     K.batch_gradient_errors(G, G.mean(0), n, w, _LAW_CODE[law], seeds, err_sq, err_vec)
+    require_finite("err_sq", err_sq, law=law, weighting=weighting)
+    return BatchErrors(err_sq, err_vec)
+
+
+def simulate_batch_gradient_numpy(G, counts, *, law: str = "gaussian", weighting: str = "per_sample",
+                                  seed=0) -> BatchErrors:
+    """Vectorised numpy reference of :func:`simulate_batch_gradient` (same model, numpy's generator, so
+    equal in distribution, not number for number); used by ``theorylab bench flops``."""
+    G = _gradients(G)
+    B, d = G.shape
+    n = _counts(counts, B)
+    check_choice("law", law, LAWS)
+    w = _weights(n, weighting)
+    R, N = n.shape[0], int(n[0].sum())
+    check_budget("the forward-gradient queries", R * N * d, unit="random draws", counts=f"{R} x {N}", d=d)
+    rng = as_generator(seed)
+    err_vec = np.empty((R, d))
+    gbar = G.mean(0)
+    chunk = max(1, 2_000_000 // max(N * d, 1))        # replicates per block: ~16 MB of directions
+    for start in range(0, R, chunk):
+        rows = slice(start, min(R, start + chunk))
+        owner = np.concatenate([np.repeat(np.arange(B), n[r]) for r in range(rows.start, rows.stop)]
+                               ).reshape(rows.stop - rows.start, N)            # sample of each query
+        U = (rng.standard_normal((owner.shape[0], N, d)) if law == "gaussian"
+             else rng.choice(np.array([-1.0, 1.0]), size=(owner.shape[0], N, d)))
+        dots = np.einsum("rkj,rkj->rk", U, G[owner])
+        coef = dots * np.take_along_axis(w[rows], owner, axis=1)
+        err_vec[rows] = np.einsum("rk,rkj->rj", coef, U) - gbar
+    err_sq = np.sum(err_vec**2, axis=1)
     require_finite("err_sq", err_sq, law=law, weighting=weighting)
     return BatchErrors(err_sq, err_vec)
