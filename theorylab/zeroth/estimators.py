@@ -233,8 +233,8 @@ def zo_sgd(oracle: Oracle, x0, *, law: str = "gaussian", b: int = 1, delta: floa
     n_paths = check_size("n_paths", n_paths)
     record_every = check_size("record_every", record_every)
     q = queries_per_estimate(law, b, scheme)
-    check_budget("the ZO-SGD run", n_paths * max(n_iter, 1) * q * oracle.d, n_paths=n_paths, n_iter=n_iter, b=b,
-                 d=oracle.d)
+    check_budget("the ZO-SGD run", n_paths * max(n_iter, 1) * q, unit="function evaluations", n_paths=n_paths,
+                 n_iter=n_iter, b=b)
     n_rec = n_iter // record_every + 1
     check_budget("the recorded values", n_paths * n_rec, n_paths=n_paths, n_iter=n_iter)
     out_f = np.empty((n_paths, n_rec))
