@@ -15,7 +15,7 @@ import numpy as np
 
 from theorylab.core.validate import check_int
 
-from .network import ReLUNetwork
+from .network import ReLUNetwork, point_array, to_fraction
 
 
 def ceil_log(base: int, m: int) -> int:
@@ -102,17 +102,6 @@ def depth_upper_bound_tournament(n: int) -> int:
 def F_n(X):
     """Exact F_n(x) = max(0, x_1, ..., x_n) row-wise on an (m, n) array of ints, Fractions or
     strings (floats refused: see :func:`theorylab.relu.to_fraction`)."""
-    from .network import to_fraction
-
-    if isinstance(X, (str, bytes)) or X is None:
-        raise TypeError(f"X must be an (m, n) array of rationals; got {type(X).__name__} {X!r:.40}")
-    try:
-        X = np.asarray(X, dtype=object)
-    except ValueError:
-        raise ValueError("X must be a regular (m, n) array (rows of equal length)") from None
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-d array (points x coordinates); got shape {X.shape}")
-    if X.size > 10**7:
-        raise ValueError(f"X has {X.size} entries; the exact evaluation budget is 10**7")
+    X = point_array(X, max_entries=10**7)
     return np.array([max([Fraction(0)] + [to_fraction(f"X[{i}, {j}]", v) for j, v in enumerate(row)])
                      for i, row in enumerate(X)], dtype=object)

@@ -57,6 +57,29 @@ def to_fraction(name: str, value, *, allow_float: bool = False) -> Fraction:
                     f"of type {type(value).__name__}")
 
 
+def point_array(X, *, n_inputs=None, max_entries: int = 10**7, why: str = "the exact evaluation budget"):
+    """``X`` as an ``(m, n)`` object array of points, or a clear error (naming ``X``, its shape and the limit).
+
+    Shared input check of the exact evaluators (:func:`theorylab.relu.F_n`, :func:`evaluate_reference`);
+    the entries are converted later, one by one, by :func:`to_fraction`.  ``n_inputs``, if given, is the
+    required number of columns; ``max_entries`` the size budget, ``why`` what the budget protects.
+    """
+    cols = "n" if n_inputs is None else str(n_inputs)
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"X must be an (m, {cols}) array of rationals; got {type(X).__name__} {X!r:.40}")
+    try:
+        Xo = np.asarray(X, dtype=object)
+    except ValueError:
+        raise ValueError(f"X must be a regular (m, {cols}) array (rows of equal length)") from None
+    if Xo.ndim != 2:
+        raise ValueError(f"X must be a 2-d array (points x coordinates) of shape (m, {cols}); got shape {Xo.shape}")
+    if n_inputs is not None and Xo.shape[1] != n_inputs:
+        raise ValueError(f"X must have shape (m, {n_inputs}); got {Xo.shape}")
+    if Xo.size > max_entries:
+        raise ValueError(f"X has {Xo.size} entries; {why} is {max_entries:.0e} entries")
+    return Xo
+
+
 def rational_numerators(X, *, allow_float: bool = False):
     """Integer numerators and a common denominator of a rational array: ``X = num / S``.
 
@@ -300,16 +323,8 @@ def evaluate_reference(net: ReLUNetwork, X):
     ``X``: (m, n_inputs) ints, Fractions or strings (floats refused, as in :meth:`ReLUNetwork.evaluate`)."""
     if not isinstance(net, ReLUNetwork):
         raise TypeError(f"net must be a ReLUNetwork; got {type(net).__name__}")
-    if isinstance(X, (str, bytes)) or X is None:
-        raise TypeError(f"X must be an (m, {net.n_inputs}) array of rationals; got {type(X).__name__}")
-    try:
-        Xo = np.asarray(X, dtype=object)
-    except ValueError:
-        raise ValueError("X must be a regular (m, n) array (rows of equal length)") from None
-    if Xo.ndim != 2 or Xo.shape[1] != net.n_inputs:
-        raise ValueError(f"X must have shape (m, {net.n_inputs}); got {Xo.shape}")
-    if Xo.size > 10**6:
-        raise ValueError(f"X has {Xo.size} entries; the reference evaluates one Fraction at a time (limit 10**6)")
+    Xo = point_array(X, n_inputs=net.n_inputs, max_entries=10**6,
+                     why="the limit of the reference (one Fraction at a time)")
     out = []
     for i, x in enumerate(Xo):
         y = [to_fraction(f"X[{i}, {j}]", v) for j, v in enumerate(x)]
