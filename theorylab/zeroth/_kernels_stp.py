@@ -40,12 +40,16 @@ def stp_paths(lam, theta_star, power, theta0, L, rule, alpha0, gamma, h, law, b,
               rejected):
     """``seeds.size`` independent STP paths from theta0 with ``b`` directions per step (b = 1 is STP: the best
     of 2b + 1 points).  f_out[m, k] = f(theta^m_{record_at[k]}) - f*; rejected[m] counts the steps at which no
-    trial point was strictly better (theta_{t+1} = theta_t)."""
+    trial point was strictly better (theta_{t+1} = theta_t).
+
+    Every trial value is a direct evaluation of f (no incremental formula), so the recorded gaps are exactly
+    non-increasing.  The direction is drawn unnormalised (z) and scaled by c inside the later passes: three
+    passes over d per direction (draw with <grad f, z>, the two trial values, the move)."""
     d = theta0.size
     quad = power == 2.0
     state = np.empty(4, dtype=np.uint64)
     theta = np.empty(d)
-    s = np.zeros(d)
+    z = np.zeros(d)
     best = np.zeros(d)
     for m in range(seeds.shape[0]):
         seed_state(seeds[m], state)
@@ -61,61 +65,91 @@ def stp_paths(lam, theta_star, power, theta0, L, rule, alpha0, gamma, h, law, b,
         rej = 0
         for t in range(n_steps):
             f_new = f
-            step = 0.0
+            step = 0.0                            # theta_{t+1} = theta_t + step * best
             for j in range(b):
-                # s ~ D, E[s s^T] = I/d
+                # z with s = c z ~ D (E[s s^T] = I/d); Dz = <grad f(theta), z> when the exact step needs it
+                Dz = 0.0
                 if law == LAW_COORDINATE:
-                    s[:] = 0.0
-                    s[below(state, d)] = 1.0
+                    z[:] = 0.0
+                    i0 = below(state, d)
+                    z[i0] = 1.0
+                    c = 1.0
+                    u = theta[i0] - theta_star[i0]
+                    if rule == RULE_EXACT:
+                        Dz = lam[i0] * u if quad else lam[i0] * np.sign(u) * abs(u) ** (power - 1.0)
                 else:
                     nrm = 0.0
-                    for i in range(d):
-                        s[i] = normal(state)
-                        nrm += s[i] * s[i]
+                    if rule == RULE_EXACT and quad:
+                        for i in range(d):
+                            zi = normal(state)
+                            z[i] = zi
+                            nrm += zi * zi
+                            Dz += lam[i] * (theta[i] - theta_star[i]) * zi
+                    else:
+                        for i in range(d):
+                            zi = normal(state)
+                            z[i] = zi
+                            nrm += zi * zi
+                        if rule == RULE_EXACT:
+                            for i in range(d):
+                                u = theta[i] - theta_star[i]
+                                if u != 0.0:
+                                    Dz += lam[i] * np.sign(u) * abs(u) ** (power - 1.0) * z[i]
                     c = 1.0 / np.sqrt(nrm) if law == LAW_SPHERE else 1.0 / np.sqrt(d)
-                    for i in range(d):
-                        s[i] *= c
                 # step size alpha_t (module docstring)
-                if rule == RULE_DECREASING:
+                if rule == RULE_EXACT:
+                    alpha = abs(c * Dz) / L
+                elif rule == RULE_DECREASING:
                     alpha = alpha0 * (t + 1.0) ** (-gamma)
-                elif rule == RULE_EXACT:
-                    D = 0.0                       # <grad f(theta), s>
+                else:
+                    a = h * c                     # query f(theta + h s)
+                    fh = 0.0
+                    if quad:
+                        for i in range(d):
+                            u = theta[i] + a * z[i] - theta_star[i]
+                            fh += lam[i] * u * u
+                        fh *= 0.5
+                    else:
+                        for i in range(d):
+                            fh += lam[i] * abs(theta[i] + a * z[i] - theta_star[i]) ** power
+                        fh /= power
+                    alpha = abs(fh - f) / (h * L)
+                a = alpha * c                     # trial points theta +- alpha s = theta +- a z
+                fp = 0.0
+                fm = 0.0
+                if quad:
                     for i in range(d):
                         u = theta[i] - theta_star[i]
-                        if quad:
-                            D += lam[i] * u * s[i]
-                        elif u != 0.0:
-                            D += lam[i] * np.sign(u) * abs(u) ** (power - 1.0) * s[i]
-                    alpha = abs(D) / L
+                        up = u + a * z[i]
+                        um = u - a * z[i]
+                        fp += lam[i] * up * up
+                        fm += lam[i] * um * um
+                    fp *= 0.5
+                    fm *= 0.5
                 else:
-                    fh = 0.0                      # f(theta + h s) - f*
                     for i in range(d):
-                        u = abs(theta[i] + h * s[i] - theta_star[i])
-                        fh += lam[i] * (0.5 * u * u if quad else u ** power / power)
-                    alpha = abs(fh - f) / (h * L)
-                fp = 0.0                          # f(theta +- alpha s) - f*
-                fm = 0.0
-                for i in range(d):
-                    u = theta[i] - theta_star[i]
-                    up = abs(u + alpha * s[i])
-                    um = abs(u - alpha * s[i])
-                    if quad:
-                        fp += lam[i] * 0.5 * up * up
-                        fm += lam[i] * 0.5 * um * um
-                    else:
-                        fp += lam[i] * up ** power / power
-                        fm += lam[i] * um ** power / power
+                        u = theta[i] - theta_star[i]
+                        fp += lam[i] * abs(u + a * z[i]) ** power
+                        fm += lam[i] * abs(u - a * z[i]) ** power
+                    fp /= power
+                    fm /= power
                 if fp < f_new and fp <= fm:
                     f_new = fp
-                    step = alpha
-                    best[:] = s
+                    step = a
                 elif fm < f_new:
                     f_new = fm
-                    step = -alpha
-                    best[:] = s
+                    step = -a
+                else:
+                    continue
+                if b > 1:
+                    best[:] = z
             if f_new < f:
-                for i in range(d):
-                    theta[i] += step * best[i]
+                if b > 1:
+                    for i in range(d):
+                        theta[i] += step * best[i]
+                else:
+                    for i in range(d):
+                        theta[i] += step * z[i]
                 f = f_new
             else:
                 rej += 1
