@@ -522,3 +522,12 @@ def test_mutation_is_caught_by_a_cheap_claim(monkeypatch, where):
     c = next(c for c in discover().claims_of("adaptive_sde") if c.id == "sgd_stationary_constant")
     r = run_claim(c, "ci", seed=0)
     assert r.verdict == NOT_REPRODUCED, (r.measured, r.note)
+
+
+
+def test_generic_engine_refuses_a_drift_of_the_wrong_shape():
+    @numba.njit
+    def two_args(t, y):
+        return y
+    with pytest.raises(TypeError, match="drift must compile as f"):
+        sde.euler_maruyama(two_args, _ou_diff, [1.0], t_end=1.0, dt=0.5, n_paths=2)

@@ -54,10 +54,11 @@ S(tan u) on a uniform grid of u in [-pi/2, pi/2]).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 from scipy import special
 
 from theorylab.core._rng import normal, seed_state, uniform
@@ -519,7 +520,7 @@ def signsgd_sde_final(x0, H_diag, sig, eta, dt, n_steps, seeds):
     return out
 
 
-@njit(error_model="numpy")
+@njit(error_model="numpy", cache=True)
 def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b, state, bound):
     """One Euler–Maruyama path of a user SDE (drift/diffusion are jitted functions
     ``f(t, y, params, out)`` writing the drift and the diagonal diffusion into ``out``)."""
@@ -542,11 +543,12 @@ def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every,
     return out, -1
 
 
-@njit(parallel=True, error_model="numpy")
-def em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seeds, bound):
-    """Euler–Maruyama for user-supplied jitted drift/diffusion, parallel over paths.
+def _em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seeds, bound):
+    """Euler–Maruyama for user-supplied jitted drift/diffusion, parallel over paths, one seed each.
 
-    Not cached: numba compiles it once per (drift, diffusion) pair and process.
+    drift and diffusion arrive as first-class functions of type :data:`GENERIC_FN`, so that this
+    kernel is compiled once for every (drift, diffusion) pair and cached on disk; see
+    :func:`em_generic`.
     """
     n_paths = seeds.size
     dim = y0.size
@@ -562,3 +564,17 @@ def em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, seed
         res[i] = path
         diverged[i] = dv
     return res, diverged
+
+
+GENERIC_SIG = types.void(types.float64, types.float64[::1], types.float64[::1], types.float64[::1])
+GENERIC_FN = types.FunctionType(GENERIC_SIG)  # f(t, y, params, out) -> None
+
+
+@functools.lru_cache(maxsize=None)
+def em_generic():
+    """The compiled :func:`_em_generic` (built on first use: its explicit signature would
+    otherwise compile it at import)."""
+    sig = types.Tuple((types.float64[:, :, ::1], types.int64[::1]))(
+        GENERIC_FN, GENERIC_FN, types.float64[::1], types.float64[::1], types.float64, types.float64,
+        types.int64, types.int64, types.uint64[::1], types.float64)
+    return njit(sig, parallel=True, error_model="numpy", cache=True)(_em_generic)

@@ -88,13 +88,15 @@ def _steps(t_end, dt):
 
 
 def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_paths=100, record_every=1,
-                   seed=0, bound=None):
+                   seed=0, bound=None, parallel=None):
     """Integrate ``dY = a(t, Y) dt + diag(b(t, Y)) dW`` by Euler–Maruyama on many paths.
 
     Parameters
     ----------
     drift, diffusion : numba-jitted functions ``f(t, y, params, out) -> None``
         Write the drift ``a`` and the diagonal diffusion ``b`` (length ``len(y0)``) into ``out``.
+        They are compiled for float64 arguments (t a float, the arrays contiguous) and passed to
+        the engine as first-class functions, so the engine itself is compiled once and cached.
     y0 : array (dim,)
         Initial state, the same for every path.
     t_end, dt : float
@@ -127,8 +129,15 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
                          np.zeros(1), ndim=1)
     bound = BOUND_FACTOR * max(1.0, float(np.abs(y0).max())) if bound is None else check_positive("bound", bound)
     check_budget(n_paths=n_paths, n_steps=n, dim=y0.size, n_rec=n // record_every + 1)
+    for name, f in (("drift", drift), ("diffusion", diffusion)):
+        try:
+            f.compile(K.GENERIC_SIG)
+        except Exception as exc:  # numba's typing errors: say which function and what it must be
+            raise TypeError(f"{name} must compile as f(t: float64, y, params, out: float64[::1]) -> None; "
+                            f"numba says: {str(exc).splitlines()[0]}") from None
     seeds = spawn_seeds(seed, n_paths)
-    paths, diverged = K.em_generic(drift, diffusion, y0, params, t0, dt, n, record_every, seeds, bound)
+    paths, diverged = K.em_generic()(drift, diffusion, np.ascontiguousarray(y0, float), np.ascontiguousarray(params, float),
+                                     float(t0), float(dt), n, record_every, seeds, float(bound))
     raise_if_diverged(diverged, what="euler_maruyama", bound=bound, dt=dt)
     require_finite("euler_maruyama paths", paths, dt=dt)
     times = t0 + dt * record_every * np.arange(paths.shape[1])
