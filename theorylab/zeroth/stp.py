@@ -318,16 +318,17 @@ def expected_gap(lam, theta0, *, record_at, theta_star=None, L=None, distributio
     record_at = check_array("record_at", record_at, ndim=1, dtype=np.int64)
     if record_at.size == 0 or np.any(record_at < 0) or np.any(np.diff(record_at) < 0):
         raise ValueError(f"record_at must be a non-empty non-decreasing array of counts >= 0; got {record_at[:8]!r}")
-    check_budget("the recursion length max(record_at) * d", int(record_at[-1]) * d, n_steps=int(record_at[-1]), d=d)
+    steps = np.diff(np.concatenate([[0], record_at]))
+    flops = d**3 * int(sum(max(1, int(n).bit_length()) for n in steps))
+    check_budget("the recursion's matrix powers d^3 sum(log2 steps)", flops, max_elements=2 * 10**9, d=d,
+                 record_points=record_at.size)
     C = (np.ones((d, d)) + 2 * np.eye(d)) / (d * (d + 2)) if distribution == "sphere" else np.eye(d) / d
     A = np.diag(1 - 2 * lam / (d * L)) + C * (lam**2)[None, :] / L**2
     m = (theta0 - theta_star) ** 2
     out = np.empty(record_at.size)
-    t = 0
-    for k, tk in enumerate(record_at):
-        while t < tk:
-            m = A @ m
-            t += 1
+    for k, n in enumerate(steps):
+        if n:
+            m = np.linalg.matrix_power(A, int(n)) @ m
         out[k] = 0.5 * lam @ m
     return out
 
