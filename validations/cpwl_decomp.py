@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Identity, Paper, claim, figure
-from theorylab.core.plotting import subplots
+from theorylab.core.plotting import errorbar_ci, subplots, sym
 from theorylab.cpwl import (CPWLFunction, DecompositionPolyhedron, four_ray_fan, hexagon_fan, naive_decomposition,
                             random_planar_fan, random_ray_values)
 from theorylab.cpwl.experiments import (check_irreducible, check_minimal_vertices, check_networks,
@@ -296,13 +296,25 @@ def _polygon_panel(ax, D, title):
         x0, y0, z0 = pad(v)
         rows.append(dict(panel=title, kind="vertex", x0=x0, y0=y0, z0=z0, x1=x0, y1=y0, z1=z0, pieces=label))
     ax.set_title(title, fontsize=8)
-    ax.set_xlabel("y1")
-    ax.set_ylabel("y2")
+    ax.set_xlabel(r"$y_1$")
+    ax.set_ylabel(r"$y_2$")
     if d == 2:
         ax.set_aspect("equal", adjustable="datalim")
     else:
-        ax.set_zlabel("y3")
+        ax.set_zlabel(r"$y_3$", labelpad=1)
+        ax.set_box_aspect(None, zoom=0.82)     # keeps the z label inside the panel
     return rows
+
+
+def _polygon_legend(ax):
+    """One legend for all panels of :func:`polygons_4ray` (what the marks mean), in an empty corner of ``ax``."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", color="k", linestyle="none",
+                      label=r"vertex, labelled pieces($g$)+pieces($h$)"),
+               Line2D([], [], color="C3", lw=2.5, label="bounded edge (irreducible decompositions)"),
+               Line2D([], [], color="C0", linestyle="--", label="unbounded edge, along its ray")]
+    ax.legend(handles=handles, loc="upper right", fontsize=7)
 
 
 @figure(PAPER, "polygons_4ray", caption="Top: D_P(f) for random f on a 4-ray fan (d = 2). It is always one vertex plus "
@@ -320,7 +332,7 @@ def polygons_4ray(*, n_panels, seed):
     for k in range(n_panels):
         vals = random_ray_values(fan, seed=child_seed(seed, "poly", k), low=-4, high=4)
         D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan, vals))
-        rows += _polygon_panel(axes[0, k], D, f"4 rays, f(rays) = {vals}")
+        rows += _polygon_panel(axes[0, k], D, f"4 rays, $f$(rays) = {vals}")
     k = r = 0
     while k < n_panels and r < 500:
         fan5 = random_planar_fan(5, seed=child_seed(seed, "poly5", r))
@@ -331,8 +343,9 @@ def polygons_4ray(*, n_panels, seed):
             continue  # show a polytope with bounded edges
         axes[1, k].remove()
         ax = fig.add_subplot(2, n_panels, n_panels + k + 1, projection="3d")
-        rows += _polygon_panel(ax, D, f"5 rays {fan5.rays},\nf = {vals}")
+        rows += _polygon_panel(ax, D, f"5 rays {fan5.rays},\n$f$(rays) = {vals}")
         k += 1
+    _polygon_legend(axes[0, 0])
     return fig, pd.DataFrame(rows)
 
 
@@ -358,11 +371,12 @@ def hexagon_vertices(*, seed):
             rows.append(dict(panel=name, ray=i, function="f" if bh is None else "g", bend=float(bg[i])))
             if bh is not None:
                 rows.append(dict(panel=name, ray=i, function="h", bend=float(bh[i])))
+        lam = sym("lambda").strip("$")
         if bh is None:
-            ax.set_title("lambda(f) at the rays", fontsize=9)
+            ax.set_title(f"${lam}(f)$ at the rays", fontsize=9)
         else:
             dec = D.decomposition(V[int(name.split()[1])])
-            ax.set_title(f"{name}: lambda(g)|lambda(h), pieces {dec.pieces[0]}+{dec.pieces[1]}", fontsize=8)
+            ax.set_title(f"{name}: ${lam}(g)\\,|\\,{lam}(h)$, pieces {dec.pieces[0]}+{dec.pieces[1]}", fontsize=8)
         ax.set_xlim(-1.5, 1.5)
         ax.set_ylim(-1.5, 1.5)
         ax.set_aspect("equal")
@@ -386,11 +400,18 @@ def piece_counts(*, sizes, n_random, seed):
     df = pd.DataFrame(rows)
     fig, axes = subplots(1, 1, width=4.6, height=3.4)
     ax = axes[0, 0]
-    g = df.groupby("m").mean(numeric_only=True)
-    ax.plot(g.index, g.naive, "s-", label="naive")
-    ax.plot(g.index, g.minimal, "o-", label="minimal (vertex)")
-    ax.plot(g.index, g.f_pieces, "^:", label="pieces of f")
-    ax.set_xlabel("number of rays m")
-    ax.set_ylabel("mean pieces")
+    from scipy.stats import t as student_t
+
+    g = df.groupby("m")
+    ms = np.array(sorted(df.m.unique()), float)
+    for col, fmt, label in (("naive", "s-", "naive"), ("minimal", "o-", "minimal (vertex)"),
+                            ("f_pieces", "^:", "pieces of $f$")):
+        mean, sd, cnt = g[col].mean().to_numpy(float), g[col].std(ddof=1).to_numpy(float), g[col].size().to_numpy()
+        # 95% t-interval of the mean over the random instances (none with a single instance)
+        half = np.where(cnt > 1, student_t.ppf(0.975, np.maximum(cnt - 1, 1)) * np.nan_to_num(sd) / np.sqrt(cnt), 0.0)
+        errorbar_ci(ax, ms, mean, yerr=half, level=0.95, label=label, fmt=fmt)
+    ax.set_xticks(ms)                  # m is an integer
+    ax.set_xlabel(r"number of rays $m$")
+    ax.set_ylabel(r"mean pieces over random $f$")
     ax.legend()
     return fig, df

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Identity, Paper, claim, figure
-from theorylab.core.plotting import subplots
+from theorylab.core.plotting import subplots, theory_line
 from theorylab.core.seeding import as_generator
 from theorylab.relu import lower_bound_vs_N as _lower_bound_table
 from theorylab.relu.network import rational_numerators
@@ -260,6 +260,14 @@ def pyplot_colors(k):
     return [cmap(i % 20) for i in range(k)]
 
 
+def _config_label(cfg):
+    """Mathtext legend label of a configuration string ``"n=3 widths=[7] N=10 p=3"``."""
+    import re
+
+    m = re.fullmatch(r"n=(\S+) widths=(\[.*\]) N=(\S+) p=(\S+)", cfg)
+    return f"$n={m[1]}$, widths {m[2]}, $N={m[3]}$, $p={m[4]}$" if m else cfg
+
+
 @figure(PAPER, "depth_bounds_vs_n",
         caption="Hidden layers needed/sufficient for F_n: AHM lower bounds ceil(log_p(n+1)) for integer (p=2), "
                 "binary/decimal (p=3) and 210-ary (p=11) weights, against the tournament ceil(log2(n+1)) and "
@@ -270,15 +278,17 @@ def depth_bounds_vs_n(*, n_max, seed):
     t = bound_table(ns, Ns=(1, 2, 10, 210))
     fig, axes = subplots(1, 1, width=6.0, height=4.0)
     ax = axes[0, 0]
-    styles = [("upper_tournament", "tournament ceil(log2(n+1)) (upper)", "k", "-"),
-              ("upper_bakaev", "Bakaev et al. 2025 (upper, real weights)", "tab:purple", "-"),
-              ("lower_N1", "lower, integer weights (p=2, HHL)", "tab:blue", "--"),
-              ("lower_N10", "lower, N=2 or 10 (p=3, AHM)", "tab:orange", "--"),
-              ("lower_N210", "lower, N=210 (p=11, AHM)", "tab:green", "--")]
+    # every curve is a bound (a formula, no measurement): colours tell them apart, solid = upper, dashed = lower
+    styles = [("upper_tournament", r"upper: tournament $\lceil\log_2(n+1)\rceil$", "k", "-"),
+              ("upper_bakaev", r"upper: Bakaev et al. 2025, $\lceil\log_3(n-1)\rceil+1$ (real weights)",
+               "tab:purple", "-"),
+              ("lower_N1", r"lower: integer weights, $p=2$ (HHL)", "tab:blue", "--"),
+              ("lower_N10", r"lower: $N=2$ or $10$, $p=3$ (AHM)", "tab:orange", "--"),
+              ("lower_N210", r"lower: $N=210$, $p=11$ (AHM)", "tab:green", "--")]
     for col, label, color, ls in styles:
         ax.step(t["n"], t[col], where="post", label=label, color=color, linestyle=ls)
     ax.set_xscale("log")
-    ax.set_xlabel("n (F_n = max(0, x_1..x_n))")
+    ax.set_xlabel(r"$n$  ($F_n = \max(0, x_1, \dots, x_n)$)")
     ax.set_ylabel("hidden layers")
     ax.legend(fontsize=7)
     return fig, t
@@ -292,23 +302,24 @@ def depth_bounds_vs_n(*, n_max, seed):
 def lower_bound_vs_N(*, N_max, seed):
     Ns = np.arange(1, N_max + 1)
     frames = []
-    fig, axes = subplots(1, 1, width=6.0, height=4.0)
+    fig, axes = subplots(1, 1, width=8.2, height=4.0)
     ax = axes[0, 0]
     for n, color in ((10 ** 3, "tab:blue"), (10 ** 6, "tab:red")):
         t = _lower_bound_table(n, Ns)
         t.insert(0, "n", n)
         t["worst_case_up_to_N"] = np.minimum.accumulate(t["lower_bound"].to_numpy())
         frames.append(t)
+        k = int(round(np.log10(n)))
         ax.plot(t["N"], t["lower_bound"], ".", color=color, markersize=2, alpha=0.25)
         ax.step(t["N"], t["worst_case_up_to_N"], where="post", color=color,
-                label=f"n = {n:g}: min over N' <= N of ceil(log_p(n+1))")
-        big = t["N"] >= 16
-        ax.plot(t["N"][big], t["ln_n_over_lnln_N"][big], "--", color=color, alpha=0.6,
-                label=f"n = {n:g}: ln(n+1) / ln ln N")
+                label=f"$n = 10^{k}$: " + r"$\min_{N' \leq N} \lceil\log_{p(N')}(n+1)\rceil$")
+        big = (t["N"] >= 16).to_numpy()
+        theory_line(ax, t["N"].to_numpy(float)[big], t["ln_n_over_lnln_N"].to_numpy(float)[big],
+                    label=f"$n = 10^{k}$: " + r"scale $\ln(n+1) / \ln\ln N$")
     ax.set_xscale("log")
-    ax.set_xlabel("N (weights are N-ary fractions)")
+    ax.set_xlabel(r"$N$ (weights are $N$-ary fractions)")
     ax.set_ylabel("hidden layers (lower bound)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     data = pd.concat(frames, ignore_index=True)
     data["ln_n_over_lnln_N"] = data["ln_n_over_lnln_N"].fillna(0.0)
     return fig, data
@@ -325,17 +336,19 @@ def invariant_by_face_dimension(*, configs, seed):
     table = _invariant(configs, seed)
     g = (table.groupby(["config", "N", "p", "k", "threshold", "dim"], sort=False)["divisible"]
          .agg(["mean", "size"]).reset_index().rename(columns={"mean": "share_divisible", "size": "faces"}))
-    fig, axes = subplots(1, 1, width=6.0, height=4.0)
+    fig, axes = subplots(1, 1, width=8.6, height=4.0)
     ax = axes[0, 0]
     colors = pyplot_colors(g["config"].nunique())
     for i, (cfg, t) in enumerate(g.groupby("config", sort=False)):
         control = t["N"].iloc[0] % t["p"].iloc[0] == 0           # p | N: no invariant predicted
         t = t.sort_values("dim")
         line, = ax.plot(t["dim"] + 0.04 * i, t["share_divisible"], "s:" if control else "o-", color=colors[i],
-                        label=cfg + (" (p | N)" if control else ""), alpha=0.85)
+                        label=_config_label(cfg) + (r" ($p \mid N$)" if control else ""), alpha=0.85)
         ax.axvline(t["threshold"].iloc[0] + 0.04 * i, color=line.get_color(), linestyle="--", alpha=0.4)
-    ax.set_xlabel("face dimension d")
-    ax.set_ylabel("share of faces with p | Vol(face)")
+    ax.plot([], [], "--", color="0.5", alpha=0.6, label=r"threshold $d = p^k$ (invariant: share 1 above)")
+    ax.set_xticks(np.arange(int(g["dim"].min()), int(g["dim"].max()) + 1))   # dimensions are integers
+    ax.set_xlabel(r"face dimension $d$")
+    ax.set_ylabel(r"share of faces $F$ with $p \mid \mathrm{Vol}(F)$")
     ax.set_ylim(-0.05, 1.05)
-    ax.legend(fontsize=6)
+    ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig, g

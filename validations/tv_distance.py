@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Fraction, Identity, Paper, Slope, claim, figure, fit_loglog
-from theorylab.core.plotting import loglog_rate, subplots
+from theorylab.core.plotting import loglog_rate, reference_slope, subplots, sym, theory_line
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.tv import (coupling_bounds, coupling_identity, field_change, ising_tv, log_partition,
                           log_partition_from_tv, marginal_plus, random_ising, tv_exact)
@@ -297,7 +297,8 @@ FIG_TIME = {"ci": dict(ns=(8, 32, 125, 500, 1000), ks=(1, 2, 4, 8), n_k=100, enu
 
 @figure(PAPER, "equivalence_runtime",
         caption="Running time of the equivalence test vs n (k1 = k2 = 4, q = 2) and vs the number of components "
-                "(fixed n), log-log with fitted slopes, beside exact TV by enumeration (exponential in n)",
+                "(fixed n), log-log with fitted slopes (95% CI) and the theory slopes of the cost bound O(n q K^3) "
+                "(1 in n, 3 in K; dashed), beside exact TV by enumeration (exponential in n)",
         scales=FIG_TIME)
 def fig_equivalence_runtime(*, ns, ks, n_k, enum_ns, exact_ns, repeat, seed):
     tn = _equiv_timings(tuple(ns), (4,), repeat, seed)
@@ -308,22 +309,21 @@ def fig_equivalence_runtime(*, ns, ks, n_k, enum_ns, exact_ns, repeat, seed):
     ax = axes[0, 0]
     big = tn[tn.n >= 100]
     fit = fit_loglog(big.n, big.time_s) if len(big) >= 3 else None
-    loglog_rate(ax, tn.n, tn.time_s, fit=fit, label="test, modular (F_p)")
+    loglog_rate(ax, tn.n, tn.time_s, fit=fit, label=r"test, modular ($\mathbb{F}_p$)")
+    # the cost bound O(n q K^3) is linear in n: theory line through the largest-n point (small n: call overhead)
+    reference_slope(ax, tn.n.to_numpy(float), float(tn.n.iloc[-1]), float(tn.time_s.iloc[-1]), 1.0,
+                    label=r"theory $O(nqK^3)$")
     if len(tx) >= 3:
         loglog_rate(ax, tx.n, tx.time_s, fit=fit_loglog(tx.n, tx.time_s), label="test, exact integers", marker="s")
-    ax.plot(te.n, te.time_s, "^-", color="C3", label="enumeration (q^n points)")
-    ax.set_xlabel("n (coordinates)")
+    ax.plot(te.n, te.time_s, "^-", color="C3", label=r"enumeration ($q^n$ points)")
+    ax.set_xlabel(r"$n$ (coordinates)")
     ax.set_ylabel("wall time [s]")
     ax.legend(fontsize=7)
     ax = axes[0, 1]
     fk = fit_loglog(tk.K, tk.time_s) if len(tk) >= 3 else None
-    loglog_rate(ax, tk.K, tk.time_s, fit=fk, predicted=3.0, label=f"test, modular, n = {n_k}")
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
-
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xticks(tk.K.to_numpy())
-    ax.set_xlabel("K = k1 + k2 (components)")
+    loglog_rate(ax, tk.K, tk.time_s, fit=fk, predicted=3.0, label=f"test, modular, $n = {n_k}$")
+    ax.set_xticks(tk.K.to_numpy())     # the grid of K (kept if the house tick rule leaves explicit ticks alone)
+    ax.set_xlabel(r"$K = k_1 + k_2$ (components)")
     ax.set_ylabel("wall time [s]")
     ax.legend(fontsize=7)
     def part(df, series, x):
@@ -355,22 +355,24 @@ def fig_estimator_error(*, sample_sizes, reps, eps_list, instances, seed):
     fig, axes = subplots(1, 2, width=4.8)
     ax = axes[0, 0]
     ax.plot(g.N, g["median"], "o-", label="median rel. error")
-    ax.plot(g.N, g.q90, "s-", label="90% quantile (1 - delta)")
-    ax.plot(g.N, g.contract_eps, "k:", label="contract eps(N)")
+    ax.plot(g.N, g.q90, "s-", label=f"90% quantile ($1 - ${sym('delta')})")
+    # eps(N) = sqrt(3 ln(2/delta) / (N mu_lb)): slope -1/2 in N
+    theory_line(ax, g.N.to_numpy(float), g.contract_eps.to_numpy(float),
+                label=f"contract {sym('eps')}$(N)$, {sym('delta')}$ = 0.1$", slope=-0.5)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("draws N")
-    ax.set_ylabel("|estimate / TV - 1|")
+    ax.set_xlabel(r"draws $N$")
+    ax.set_ylabel(r"$|\hat d_{TV} / d_{TV} - 1|$")
     ax.legend(fontsize=7)
     ax = axes[0, 1]
     floor = 1e-16
     ax.plot(fg.eps, np.maximum(fg.max_rel_err, floor), "o-", label="max rel. error")
     ax.plot(fg.eps, np.maximum(fg.median_rel_err, floor), "s-", label="median rel. error")
-    ax.plot(fg.eps, fg.eps, "k:", label="guarantee eps")
+    theory_line(ax, fg.eps.to_numpy(float), fg.eps.to_numpy(float), label=f"guarantee {sym('eps')}", slope=1.0)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("eps")
-    ax.set_ylabel("|FPTAS / TV - 1| (floored at 1e-16)")
+    ax.set_xlabel(sym("eps"))
+    ax.set_ylabel(r"$|\mathrm{FPTAS} / d_{TV} - 1|$ (floored at $10^{-16}$)")
     ax.legend(fontsize=7)
     table = pd.concat([
         g.melt(id_vars="N", var_name="stat", value_name="value").rename(columns={"N": "x"}).assign(
