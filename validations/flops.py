@@ -220,15 +220,15 @@ def gaussian_vs_uniform(*, draws, seed):
 
 # --------------------------------------------------------------------------- figure
 
-def budget_point(*, per_sample: int, reps: int, seed: int) -> pd.DataFrame:
+def budget_point(*, per_sample: int, reps: int, draws: int, seed: int) -> pd.DataFrame:
     """Exact variances (per-sample weighting) of every allocator at budget N = per_sample * B, with the
-    random allocators averaged over 2000 draws, and Monte Carlo MSEs (``reps`` replicates)."""
+    random allocators averaged over ``draws`` draws, and Monte Carlo MSEs (``reps`` replicates)."""
     b = instance(THETA_MAIN)
     s = b.sigma()
     N = per_sample * b.B
     rows = []
     for allocator in A.ALLOCATORS:
-        n = A.draw_allocations(allocator, b, N, 1 if allocator in ("uniform", "neyman") else 2000,
+        n = A.draw_allocations(allocator, b, N, 1 if allocator in ("uniform", "neyman") else draws,
                                seed=child_seed(seed, allocator))
         var = A.allocation_variance(s, n).mean()
         bias_sq = np.sum(A.allocation_bias(b.G, n) ** 2, axis=1).mean()
@@ -243,10 +243,13 @@ def budget_point(*, per_sample: int, reps: int, seed: int) -> pd.DataFrame:
 
 @figure(PAPER, "variance_vs_budget",
         caption="Batch forward-gradient MSE vs budget N (logistic d=50, B=64, theta = 4 theta_true): uniform, Neyman "
-                "and the released Bernoulli/Gaussian allocators; lines: sum sigma^2/(BN) and (sum sigma)^2/(B^2 N)",
-        scales={"ci": dict(per_samples=(2, 8), reps=60), "full": dict(per_samples=(1, 2, 4, 8, 16, 32), reps=2000)})
-def fig_variance_vs_budget(*, per_samples, reps, seed):
-    t = sweep(budget_point, grid(per_sample=per_samples, reps=[reps]), seed=seed, progress=False, desc="flops budget")
+                "and the released Bernoulli/Gaussian allocators (points: Monte Carlo; solid lines: exact E_n[Var + ||bias||^2]; "
+                "the Gaussian allocator's floor is the bias of samples left without queries); dashed: sum sigma^2/(BN) "
+                "and (sum sigma)^2/(B^2 N)",
+        scales={"ci": dict(per_samples=(2, 8), reps=40, draws=300),
+                "full": dict(per_samples=(1, 2, 4, 8, 16, 32), reps=2000, draws=20000)})
+def fig_variance_vs_budget(*, per_samples, reps, draws, seed):
+    t = sweep(budget_point, grid(per_sample=per_samples, reps=[reps], draws=[draws]), seed=seed, progress=False, desc="flops budget")
     fig, ax = subplots(1, 1, width=5.5)
     ax = ax[0, 0]
     marks = {"uniform": "o", "neyman": "s", "bernoulli": "^", "gaussian": "v"}
