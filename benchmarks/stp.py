@@ -26,11 +26,12 @@ def _compare(*, d, n_paths, step, repeat):
 
 @benchmark("stp", "exact_step_kernel")
 def bench_exact(*, quick=False):
-    """Exact directional-derivative step, d = 32 (quick: d = 16), 400 paths (the full-scale claims' M)."""
-    return _compare(d=16 if quick else 32, n_paths=400, step="exact", repeat=3)
+    """Exact directional-derivative step, d = 32, 400 paths (the full-scale claims' M); quick: d = 8, 64 paths."""
+    return _compare(d=8 if quick else 32, n_paths=64 if quick else 400, step="exact", repeat=1 if quick else 3)
 
 
 @benchmark("stp", "finite_difference_kernel")
 def bench_fd(*, quick=False):
-    """Forward-difference step (three queries per iteration), d = 64 (quick: d = 16), 400 paths."""
-    return _compare(d=16 if quick else 64, n_paths=400, step="finite_difference", repeat=3)
+    """Forward-difference step (three queries per iteration), d = 64, 400 paths; quick: d = 8, 64 paths."""
+    return _compare(d=8 if quick else 64, n_paths=64 if quick else 400, step="finite_difference",
+                    repeat=1 if quick else 3)

@@ -91,7 +91,7 @@ def test_mutation_step_with_a_spurious_one_over_d_is_caught(monkeypatch):
     from theorylab.core.checks import REGISTRY
 
     claims = [REGISTRY.claims[f"stp:{c}"] for c in ("contraction_exact", "gap_slope_d")]
-    small = {"dims": (8, 16, 32), "n_paths": 32}
+    small = {"dims": (8, 16, 32), "n_paths": 16}
     V.contraction_sweep.cache_clear()
     try:
         for c in claims:

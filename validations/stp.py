@@ -152,7 +152,7 @@ DIMS = {"ci": (8, 16, 32, 64), "full": (8, 16, 32, 64, 128)}
 SC_SCALES = {"ci": dict(dims=DIMS["ci"], n_paths=64), "full": dict(dims=DIMS["full"], n_paths=400)}
 CONVEX_SCALES = {"ci": dict(d=32, decay=2.0, T_max=10_000, n_paths=32),
                  "full": dict(d=32, decay=2.0, T_max=100_000, n_paths=200)}
-QUARTIC_SCALES = {"ci": dict(d=8, T_max=10_000, n_paths=64), "full": dict(d=8, T_max=100_000, n_paths=400)}
+QUARTIC_SCALES = {"ci": dict(d=8, T_max=4_000, n_paths=48), "full": dict(d=8, T_max=100_000, n_paths=400)}
 
 
 @claim(PAPER, "contraction_exact", stream="exact",
@@ -257,7 +257,7 @@ def as_convex_trend(*, d, T_max, n_paths, seed):
 
 # --------------------------------------------------------------------------- figures
 
-FIG_SCALES = {"ci": dict(dims=(8, 16, 32), n_paths=32), "full": SC_SCALES["full"]}
+FIG_SCALES = {"ci": dict(dims=(8, 16, 32), n_paths=16), "full": SC_SCALES["full"]}
 
 
 @figure(PAPER, "gap_vs_d", caption="STP contraction gap 1 - rho vs d (exact and forward-difference steps, 95% CI) "
