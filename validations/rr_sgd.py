@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import (Estimate, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, mean_ci)
-from theorylab.core.plotting import loglog_rate, subplots
+from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.markov import cos_problem, logistic_problem, run_pair, softplus_problem
 
@@ -291,16 +291,17 @@ def fig_rescaled_error(*, i_max, n_chains, seed):
                       "N34_rem_se": (rem["std"] / np.sqrt(rem["size"])).to_numpy() * N ** 0.75})
     fig, ax = subplots(1, 1, width=5.5)
     ax = ax[0, 0]
-    ax.errorbar(t.N, t.sqrtN_err, yerr=t.sqrtN_err_se, fmt="o-", color="C0", label=r"RR error $\times N^{1/2}$")
-    ax.errorbar(t.N, t.N34_rem, yerr=t.N34_rem_se, fmt="s-", color="C3",
+    errorbar_ci(ax, N, t.sqrtN_err.to_numpy(), yerr=t.sqrtN_err_se.to_numpy(), level=None, fmt="o", color="C0",
+                label=r"RR error $\times N^{1/2}$")
+    errorbar_ci(ax, N, t.N34_rem.to_numpy(), yerr=t.N34_rem_se.to_numpy(), level=None, fmt="s", color="C3",
                 label=r"RR error without leading term $\times N^{3/4}$")
-    ax.axhline(TWO_OVER_SQRT_PI, color="C0", ls=":", label=r"$2/\sqrt{\pi}$")
+    theory_line(ax, N, np.full(N.size, TWO_OVER_SQRT_PI), label=r"theory $2/\sqrt{\pi}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("number of iterations N")
+    ax.set_xlabel("number of iterations $N$")
     ax.set_ylabel("rescaled mean absolute error")
-    ax.set_title("Richardson-Romberg error, rescaled")
-    ax.legend(fontsize=8)
+    ax.set_title(f"Richardson-Romberg error, rescaled ({sym('gamma')} $= N^{{-1/2}}$)")
+    ax.legend()
     return fig, t
 
 
@@ -310,12 +311,15 @@ def fig_bias_vs_gamma(*, gammas, steps_times_gamma, n_chains, seed):
     t = bias_table(bias_sweep(gammas, steps_times_gamma, n_chains, seed)).sort_values("gamma")
     fig, ax = subplots(1, 1, width=5.0)
     ax = ax[0, 0]
-    loglog_rate(ax, t.gamma, np.abs(t.pr_bias), yerr=t.pr_se, label="|PR bias|", predicted=1.0)
-    loglog_rate(ax, t.gamma, np.abs(t.rr_bias), yerr=t.rr_se, label="|RR bias|", predicted=2.0, marker="s")
-    ax.plot(t.gamma, np.abs(t.Delta_gamma), "--", color="gray", label=r"$\gamma|\Delta|$ (theory)")
-    ax.set_xlabel(r"step size $\gamma$")
+    g = t.gamma.to_numpy()
+    loglog_rate(ax, g, np.abs(t.pr_bias.to_numpy()), yerr=t.pr_se.to_numpy(), level=None, label="|PR bias|",
+                predicted=1.0)
+    loglog_rate(ax, g, np.abs(t.rr_bias.to_numpy()), yerr=t.rr_se.to_numpy(), level=None, label="|RR bias|",
+                predicted=2.0, marker="s")
+    theory_line(ax, g, np.abs(t.Delta_gamma.to_numpy()), label=rf"theory {sym('gamma')}$|\Delta|$")
+    ax.set_xlabel(f"step size {sym('gamma')}")
     ax.set_ylabel("stationary bias")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig, t
 
 
@@ -329,13 +333,15 @@ def fig_mse_d5(*, ns, c, n_chains, seed):
     fig, ax = subplots(1, 1, width=5.0)
     ax = ax[0, 0]
     for k, (coupling, sub) in enumerate(t.groupby("coupling")):
-        ax.errorbar(sub.n, sub["mean"], yerr=sub.se, fmt="o-", color=f"C{k}", label=f"{coupling} noise")
-    ax.axhline(tr, color="C1", ls=":", label=r"Tr $\Sigma_\infty$")
-    ax.axhline(5 * tr, color="C0", ls=":", label=r"5 Tr $\Sigma_\infty$")
+        errorbar_ci(ax, sub.n.to_numpy(dtype=float), sub["mean"].to_numpy(), yerr=sub.se.to_numpy(), level=None,
+                    fmt="o", color=f"C{k}", label=f"{coupling} noise")
+    n = np.array(sorted(t.n.unique()), dtype=float)
+    theory_line(ax, n, np.full(n.size, tr), label=r"theory Tr $\Sigma_\infty$ (shared)")
+    theory_line(ax, n, np.full(n.size, 5 * tr), label=r"theory 5 Tr $\Sigma_\infty$ (independent)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("n (averaged iterates)")
+    ax.set_xlabel("$n$ (averaged iterates)")
     ax.set_ylabel(r"$n\,E\|\bar\theta^{RR}_n-\theta^*\|^2$")
-    ax.legend(fontsize=8)
+    ax.legend()
     t["trace_Sigma_inf"] = tr
     return fig, t
