@@ -17,10 +17,9 @@ import dataclasses
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
 
 from theorylab.core import Bound, Estimate, Paper, Slope, as_generator, claim, figure, fit_loglog, mean_ci
-from theorylab.core.plotting import loglog_rate, subplots
+from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.sde import (Quadratic, adaptive_stationary_loss, convergence_table, phase_of, run_optimizer,
                            run_sde, scale_hyperparameters, sgd_stationary_loss, sign_mean, signsgd_phase1_loss,
@@ -704,15 +703,15 @@ def trajectories_phases(*, eta, n_paths, t_end, seed):
             run = runner("signsgd", q, 3.0, eta=eta, sigma=s, n_steps=every * (n // every), n_paths=n_paths,
                          record_every=every, seed=seed + j)
             m, se = run.mean(), run.se()
-            line = ax.plot(run.t, m, "-" if kind == "optimizer" else "--", label=f"sigma={s:g} {kind}",
+            line = ax.plot(run.t, m, "-" if kind == "optimizer" else "--", label=f"{sym('sigma')} = {s:g}, {kind}",
                            color=f"C{j}")
             ax.fill_between(run.t, m - 1.96 * se, m + 1.96 * se, color=line[0].get_color(), alpha=0.2)
             rows += [dict(sigma=s, kind=kind, t=t, mean=a, se=b) for t, a, b in zip(run.t, m, se)]
     ax.set_yscale("log")
-    ax.set_xlabel("t = k eta")
-    ax.set_ylabel("E f")
-    ax.set_title("SignSGD vs SDE (x0 = 3, h = 1..10)")
-    ax.legend(fontsize=7)
+    ax.set_xlabel(r"$t = k\eta$")
+    ax.set_ylabel(r"$E\,f$")
+    ax.set_title(r"SignSGD vs SDE ($x_0 = 3$, $h = 1..10$)")
+    ax.legend(fontsize=7, title="shaded: 95% CI", title_fontsize=7)
     return fig, pd.DataFrame(rows)
 
 
@@ -723,16 +722,15 @@ def stationary_vs_sigma(*, eta, sigmas, n_paths, t_avg, seed):
     fig, axes = subplots(1, 1, width=5.0, height=4.0)
     ax = axes[0, 0]
     frames = []
-    for j, opt in enumerate(("signsgd", "sgd")):
+    for j, (opt, slope) in enumerate((("signsgd", 1.0), ("sgd", 2.0))):
         df = _stationary_sweep(opt, eta=eta, sigmas=sigmas, n_paths=n_paths, t_avg=t_avg, seed=seed)
         fit = fit_loglog(df.sigma.values, df["mean"].values, y_se=df.se.values, seed=seed)
         loglog_rate(ax, df.sigma, df["mean"], fit=fit, yerr=1.96 * df.se, label=opt, color=f"C{j}")
-        ax.plot(df.sigma, df.predicted, ":", color=f"C{j}", label=f"{opt} closed form")
+        theory_line(ax, df.sigma.to_numpy(dtype=float), df.predicted.to_numpy(dtype=float),
+                    label=f"{opt} closed form", slope=slope)
         frames.append(df.assign(optimizer=opt))
-    ax.set_xticks(sigmas, [f"{s:g}" for s in sigmas])
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("sigma")
-    ax.set_ylabel("stationary E f")
+    ax.set_xlabel(sym("sigma"))
+    ax.set_ylabel(r"stationary $E\,f$")
     ax.legend(fontsize=7)
     return fig, pd.concat(frames, ignore_index=True)
 
@@ -757,18 +755,19 @@ def signsgd_vs_nu(*, eta, n_paths, t_avg, nus, seed):
     ax = axes[0, 0]
     for j, opt in enumerate(("signsgd", "sgd")):
         d = df[df.optimizer == opt]
-        ax.errorbar(d.nu, d["mean"], yerr=[d["mean"] - d.lo, d.hi - d["mean"]], fmt="o", color=f"C{j}", label=opt)
+        errorbar_ci(ax, d.nu.to_numpy(dtype=float), d["mean"].to_numpy(dtype=float), d.lo.to_numpy(dtype=float),
+                    d.hi.to_numpy(dtype=float), fmt="o", color=f"C{j}", label=opt)
     grid = np.geomspace(min(nus), max(nus), 100)
-    ax.plot(grid, [signsgd_stationary_loss(np.ones(10), eta=eta, noise="student_t", nu=v) for v in grid], ":",
-            color="C0", label="SignSGD closed form")
+    theory_line(ax, grid, np.array([signsgd_stationary_loss(np.ones(10), eta=eta, noise="student_t", nu=v)
+                                    for v in grid]), label="SignSGD closed form")
     g2 = grid[grid > 2.05]
-    ax.plot(g2, [sgd_stationary_loss(np.ones(10), eta=eta, noise="student_t", nu=v) for v in g2], ":", color="C1",
-            label="SGD closed form (inf for nu <= 2)")
+    theory_line(ax, g2, np.array([sgd_stationary_loss(np.ones(10), eta=eta, noise="student_t", nu=v) for v in g2]),
+                label=f"SGD closed form (inf for {sym('nu')} $\\leq 2$)")
     ax.axvline(2.0, color="k", lw=0.8, alpha=0.5)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("nu (Student-t degrees of freedom)")
-    ax.set_ylabel("stationary E f (sigma = 1, d = 10)")
+    ax.set_xlabel(f"{sym('nu')} (Student-t degrees of freedom)")
+    ax.set_ylabel(f"stationary $E\\,f$ ({sym('sigma')} = 1, $d$ = 10)")
     ax.legend(fontsize=7)
     return fig, df
 
@@ -788,19 +787,21 @@ def saturation_vs_theta(*, eta, n_paths, sigmas, seed):
             ok = [s for s in sigmas if (_HA.min() / s + th) >= 1 / 20]      # relaxation time <= 10
             df = _adaptive_cases(opt, eta=eta, sigmas=tuple(ok), thetas=(th,), n_paths=n_paths, rho1=100.0, rho2=1.0,
                                  seed=seed + j)
-            ax.errorbar(df.sigma, df["mean"], yerr=[df["mean"] - df.lo, df.hi - df["mean"]], fmt="o", color=f"C{j}",
-                        label=f"theta={th:g}")
+            errorbar_ci(ax, df.sigma.to_numpy(dtype=float), df["mean"].to_numpy(dtype=float),
+                        df.lo.to_numpy(dtype=float), df.hi.to_numpy(dtype=float), fmt="o", color=f"C{j}",
+                        label=f"{sym('theta')} = {th:g}")
             grid = np.geomspace(min(sigmas), max(sigmas), 100)
-            ax.plot(grid, [adaptive_stationary_loss(_HA, s, eta=eta, theta=th) for s in grid], ":", color=f"C{j}")
+            theory_line(ax, grid, np.array([adaptive_stationary_loss(_HA, s, eta=eta, theta=th) for s in grid]),
+                        label=f"closed form, {sym('theta')} = {th:g}")
             if th > 0:
                 ax.axhline(eta * _HA.sum() / (4 * th), color=f"C{j}", lw=0.6, alpha=0.5)
             frames.append(df.assign(optimizer=opt))
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("sigma")
-        ax.set_ylabel("asymptotic E f")
-        ax.set_title(opt)
-        ax.legend(fontsize=7)
+        ax.set_xlabel(sym("sigma"))
+        ax.set_ylabel(r"asymptotic $E\,f$")
+        ax.set_title(f"{opt} (thin lines: saturation $\\eta\\sum h/(4\\theta)$)")
+        ax.legend(fontsize=6.5)
     return fig, pd.concat(frames, ignore_index=True)
 
 
@@ -816,14 +817,15 @@ def scaling_rule_per_sample(*, seed, **kw):
         ax = axes[0, k]
         for j, kappa in enumerate(kw["kappas"]):
             d = df[df.kappa == kappa]
-            ax.plot(d.samples, d["mean"], color=f"C{j}", label=f"kappa={kappa}")
+            ax.plot(d.samples, d["mean"], color=f"C{j}", label=f"{sym('kappa')} = {kappa}")
             ax.fill_between(d.samples, d["mean"] - 1.96 * d.se, d["mean"] + 1.96 * d.se, color=f"C{j}", alpha=0.2)
-        ax.axhline(adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"]), color="k", ls=":",
-                   label="asymptotic loss")
+        samples = np.sort(df.samples.unique()).astype(float)
+        f_inf = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
+        theory_line(ax, samples, np.full(samples.size, f_inf), label="asymptotic loss")
         ax.set_yscale("log")
-        ax.set_xlabel("samples (iterations x batch)")
-        ax.set_ylabel("E f")
-        ax.set_title(f"x0 = {x0}")
-        ax.legend(fontsize=7)
+        ax.set_xlabel(r"samples (iterations $\times$ batch)")
+        ax.set_ylabel(r"$E\,f$")
+        ax.set_title(f"$x_0$ = {x0}")
+        ax.legend(fontsize=7, title="shaded: 95% CI", title_fontsize=7)
         frames.append(df.assign(x0=x0))
     return fig, pd.concat(frames, ignore_index=True)
