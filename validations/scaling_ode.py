@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Estimate, Paper, Slope, claim, figure, fit_loglog, mean_ci, spawn_seeds
-from theorylab.core.plotting import subplots
+from theorylab.core.plotting import reference_slope, subplots, sym, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.scaling import (eigenvalues, escape_time, finite_n_rate, group_overlaps, initial_overlaps,
                                integrate_ode, late_time_rate, linear_eps, linear_eps_finite_n, linear_power_law, plateau_height,
@@ -413,13 +413,14 @@ def fig1_erf_vs_L(*, N, Ls, alpha_max, seed):
         sgd = tab[tab.seed_index == p].eps_g.to_numpy()
         ode = integrate_ode(L=L, K=2, M=2, beta=1.0, eta=0.1, overlaps=group_overlaps(J0[p], B0[p], L),
                             alphas=al).eps_g.to_numpy()
-        line, = ax.loglog(al, ode, label=f"L={L}")
+        line, = ax.loglog(al, ode, label=f"$L$ = {L}")
         ax.loglog(al, sgd, ".", color=line.get_color(), ms=3)
         rows += [dict(L=L, alpha=a, eps_ode=o, eps_sgd=e) for a, o, e in zip(al, ode, sgd)]
-    ax.axhline(plateau_height(K=2, M=2, eta=0.1), color="k", ls=":", lw=1, label="plateau fixed point")
-    ax.set_xlabel("alpha")
-    ax.set_ylabel("eps_g")
-    ax.legend(fontsize=8)
+    theory_line(ax, al, np.full(al.size, plateau_height(K=2, M=2, eta=0.1)), label="plateau fixed point")
+    ax.set_xlabel(sym("alpha"))
+    ax.set_ylabel(r"$\varepsilon_g$")
+    ax.set_title(f"erf, $K = M = 2$, {sym('eta')} = 0.1, $N$ = {N}")
+    ax.legend(fontsize=8, title="lines: ODE, dots: one SGD run", title_fontsize=7)
     return fig, pd.DataFrame(rows)
 
 
@@ -436,16 +437,16 @@ def linear_power_law_fig(*, N, n_seeds, seed, alpha_max):
                            n_seeds=n_seeds, seed=seed, sigma_J=0.0, teacher="sign")
         sgd = tab.groupby("alpha").eps_g.mean().to_numpy()
         ex, pl = linear_eps(al, L=N, beta=beta, eta=eta), linear_power_law(al, L=N, beta=beta, eta=eta)
-        ax.loglog(al, sgd, "o", ms=3, label="SGD")
-        ax.loglog(al, ex, "-", label="exact ODE")
-        ax.loglog(al, pl, "k:", label=f"slope {power_law_exponent(beta):.2f}")
-        ax.axvspan(lo, hi, color="0.9", zorder=0)
+        ax.loglog(al, sgd, "o", ms=3, label=f"SGD (mean of {n_seeds})")
+        theory_line(ax, al, ex, label="exact ODE")
+        theory_line(ax, al, pl, label="power law", slope=round(power_law_exponent(beta), 2))
+        ax.axvspan(lo, hi, color="0.9", zorder=0, label="power-law window")
         ax.set_xlim(al[0], al[-1])
-        ax.set_title(f"beta={beta:g}")
-        ax.set_xlabel("alpha")
+        ax.set_title(f"{sym('beta')} = {beta:g}")
+        ax.set_xlabel(sym("alpha"))
+        ax.legend(fontsize=7)
         rows += [dict(beta=beta, alpha=a, eps_sgd=s, eps_exact=e, eps_power_law=p) for a, s, e, p in zip(al, sgd, ex, pl)]
-    axes[0, 0].set_ylabel("eps_g")
-    axes[0, 0].legend(fontsize=7)
+    axes[0, 0].set_ylabel(r"$\varepsilon_g$")
     return fig, pd.DataFrame(rows)
 
 
@@ -462,12 +463,13 @@ def trainable_parameters_fig(*, N, n_ls, n_seeds, seed):
     law = trainable_power_law(x, beta=beta)
     fig, ax = subplots(1, 1, width=4.5, height=3.5)
     ax = ax[0, 0]
-    ax.loglog(x, sgd, "o", label="SGD")
-    ax.loglog(x, exact, "-", label=f"exact SGD mean, N={N}")
-    ax.loglog(x, ode, "--", label="ODE (eta lam/N -> 0)")
-    ax.loglog(x, law, "k:", label="N_l^-beta / (2 beta zeta(1+beta))")
-    ax.set_xlabel("N_l (trained entries)")
-    ax.set_ylabel("eps_g(alpha -> inf)")
+    ax.loglog(x, sgd, "o", label=f"SGD (mean of {n_seeds})")
+    theory_line(ax, x, np.asarray(exact, float), label=f"exact SGD mean, $N$ = {N}")
+    theory_line(ax, x, np.asarray(ode, float), label=r"ODE ($\eta\lambda/N \to 0$)")
+    theory_line(ax, x, np.asarray(law, float), label=r"$N_l^{-\beta}/(2\beta\zeta(1+\beta))$", slope=-beta)
+    ax.set_xlabel("$N_l$ (trained entries)")
+    ax.set_ylabel(r"$\varepsilon_g(\alpha \to \infty)$")
+    ax.set_title(f"linear, $L = N$, {sym('beta')} = {beta:g}, {sym('eta')} = {eta:g}")
     ax.legend(fontsize=7)
     return fig, pd.DataFrame({"N_l": n_ls, "eps_sgd": sgd, "eps_exact_sgd": exact, "eps_ode": ode,
                               "eps_power_law": law})
@@ -481,17 +483,16 @@ def escape_time_fig(*, Ls, Ms, L_for_M, n_seeds, seed):
     tL = np.array([_escape_times(L=L, M=2, n_seeds=n_seeds, seed=seed) for L in Ls])
     tM = np.array([_escape_times(L=L_for_M, M=M, n_seeds=n_seeds, seed=seed) for M in Ms])
     fig, axes = subplots(1, 2, width=4.0, height=3.3)
-    for ax, x, t, lab, p in ((axes[0, 0], np.array(Ls, float), tL, "L (K = M = 2)", -1.0),
-                             (axes[0, 1], np.array(Ms, float), tM, f"M = K (L = {L_for_M})", 2.0)):
+    for ax, x, t, lab, p in ((axes[0, 0], np.array(Ls, float), tL, "$L$ ($K = M = 2$)", -1.0),
+                             (axes[0, 1], np.array(Ms, float), tM, f"$M = K$ ($L$ = {L_for_M})", 2.0)):
         m = np.nanmean(t, axis=1)
-        ax.loglog(np.repeat(x, t.shape[1]), t.ravel(), ".", color="0.6", ms=3)
-        ax.loglog(x, m, "o-", label="ODE")
-        ax.loglog(x, m[0] * (x / x[0]) ** p, "k:", label=f"slope {p:g}")
-        ax.set_xticks(x, [f"{v:g}" for v in x], minor=False)
-        ax.set_xticks([], minor=True)
+        ax.loglog(np.repeat(x, t.shape[1]), t.ravel(), ".", color="0.6", ms=3, label="one initialisation")
+        ax.loglog(x, m, "o", label=f"ODE, mean of {t.shape[1]}")
+        reference_slope(ax, x, x[0], m[0], p, label=r"reviewers' $M^2/L$")
+        ax.set_xlim(x.min() / 1.7, x.max() * 1.7)  # >= two 1-2-5 ticks even when x spans under a decade
         ax.set_xlabel(lab)
         ax.legend(fontsize=7)
-    axes[0, 0].set_ylabel("escape time alpha_esc")
+    axes[0, 0].set_ylabel(r"escape time $\alpha_{esc}$")
     rows = [dict(panel="L", x=x, seed_index=i, alpha_esc=v) for x, ts in zip(Ls, tL) for i, v in enumerate(ts)]
     rows += [dict(panel="M", x=x, seed_index=i, alpha_esc=v) for x, ts in zip(Ms, tM) for i, v in enumerate(ts)]
     return fig, pd.DataFrame(rows)
