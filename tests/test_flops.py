@@ -187,3 +187,15 @@ def test_numpy_reference_agrees_in_distribution(batch):
         for x in (a.err_sq, b.err_sq):
             assert abs(x.mean() - pred) < 4 * x.std() / np.sqrt(x.size)
         assert 0.85 < a.err_sq.std() / b.err_sq.std() < 1.15
+
+
+def test_trainer_step_matches_its_exact_moments(batch):
+    for name in ("uniform", "neyman"):
+        n = A.draw_allocations(name, batch, 48, 4000)
+        out = A.simulate_trainer_step(batch.G, n, seed=9)
+        var, bias_sq = A.trainer_moments(batch.G, n)
+        assert abs(out.mse() - (var[0] + bias_sq[0])) < 4 * out.err_sq.std() / np.sqrt(out.err_sq.size)
+    with pytest.raises(ValueError, match="counts must spend a multiple of B = 12"):
+        A.trainer_moments(batch.G, A.uniform_allocation(12, 50))
+    with pytest.raises(ValueError, match="law must be one of"):
+        A.simulate_trainer_step(batch.G, A.uniform_allocation(12, 48), law="sphere")

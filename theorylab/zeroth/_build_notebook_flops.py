@@ -60,6 +60,19 @@ sample also weighs its gradient more."""),
         explore_cell("compare(weighting, theta_norm)", {
             "weighting": ("per_sample", "Dropdown(options=['per_sample', 'per_query'])"),
             "theta_norm": (4.0, "FloatLogSlider(value=4.0, base=10, min=-1, max=1)")}),
+        ("md", r"""## The authors' trainer step
+
+`trainer_a.py` repeats each sample $n_i$ times, shuffles the $N$ copies into $S = N/B$ mini-batches and spends one
+direction per mini-batch on the mini-batch mean loss. Its exact moments (`trainer_moments`) against Monte Carlo
+(`simulate_trainer_step`): here a larger $n_i$ weighs $g_i$ more instead of averaging its noise."""),
+        ("code", """v0, b0 = A.trainer_moments(b.G, A.uniform_allocation(b.B, N))
+ref = v0[0] + b0[0]
+for name in A.ALLOCATORS:
+    n = A.draw_allocations(name, b, N, R, seed=7)
+    var, bias_sq = A.trainer_moments(b.G, n)
+    mc = A.simulate_trainer_step(b.G, n, seed=8).err_sq / ref
+    print(f"{name:10s} exact MSE/uniform {(var + bias_sq).mean() / ref:7.3f}   Monte Carlo {mc.mean():7.3f} "
+          f"± {1.96 * mc.std() / np.sqrt(mc.size):.3f}   bias^2 {bias_sq.mean() / ref:.3f}")"""),
         ("md", r"""## MSE vs budget (the paper's figure `variance_vs_budget` at full scale)"""),
         ("code", """from theorylab.validations.flops import fig_variance_vs_budget
 fig, table = fig_variance_vs_budget(per_samples=(8,) if CI else (1, 2, 4, 8, 16, 32), reps=20 if CI else 1000,

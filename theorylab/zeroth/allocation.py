@@ -42,9 +42,11 @@ weightings of the queries (:data:`WEIGHTINGS`): ``"per_sample"`` -- the mean of 
 queries, weight ``1/B`` per sample, a sample without queries contributing 0 (biased then) -- and
 ``"per_query"`` -- the authors' trainer (trainer_a.py, ``repeat_interleave`` of the data by the
 allocation, then ``projected_grad / sample_n`` per mini-batch): every query weighs ``1/N``, so the
-batch gradient is the ``n``-weighted mean ``sum n_i g_i / N``, biased unless ``n`` is uniform.  The
-trainer also shares one perturbation per mini-batch of ``bs`` copies; that coupling is not
-modelled (queries are independent here).
+batch gradient is the ``n``-weighted mean ``sum n_i g_i / N``, biased unless ``n`` is uniform, with
+independent queries.  The trainer itself also shares one perturbation per mini-batch: the ``N``
+copies are shuffled into ``sample_n`` mini-batches of ``bs`` and each gets one direction ``z_b`` and
+the two-point difference of the mini-batch mean loss, ``G = (1/S) sum_b (gbar_b . z_b) z_b``
+(``S = sample_n``): :func:`simulate_trainer_step` and its exact moments :func:`trainer_moments`.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ MAX_DIM = 100_000
 __all__ = ["LAWS", "WEIGHTINGS", "ALLOCATORS", "LogisticBatch", "BatchErrors", "logistic_batch",
            "query_variance_factor", "noise_levels", "uniform_allocation", "neyman_allocation", "neyman_ratio",
            "bernoulli_allocation", "gaussian_allocation", "draw_allocations", "allocation_variance",
-           "allocation_bias", "simulate_batch_gradient", "simulate_batch_gradient_numpy"]
+           "allocation_bias", "simulate_batch_gradient", "simulate_batch_gradient_numpy", "trainer_moments",
+           "simulate_trainer_step"]
 
 
 # --------------------------------------------------------------------------- the instance
@@ -433,4 +436,57 @@ def simulate_batch_gradient_numpy(G, counts, *, law: str = "gaussian", weighting
         err_vec[rows] = np.einsum("rk,rkj->rj", coef, U) - gbar
     err_sq = np.sum(err_vec**2, axis=1)
     require_finite("err_sq", err_sq, law=law, weighting=weighting)
+    return BatchErrors(err_sq, err_vec)
+
+
+# --------------------------------------------------------------------------- the authors' trainer step
+
+def _trainer_args(G, counts, law):
+    G = _gradients(G)
+    B, d = G.shape
+    n = _counts(counts, B)
+    check_choice("law", law, LAWS)
+    N = int(n[0].sum())
+    if N % B:
+        raise ValueError(f"counts must spend a multiple of B = {B} queries (the trainer's bs * sample_n); got {N}")
+    return G, n, B, d, N, N // B
+
+
+def trainer_moments(G, counts, *, law: str = "gaussian"):
+    """Exact ``(tr Var, ||bias||^2)`` per allocation row of the trainer step (module docstring) [derived].
+
+    Given the shuffle, ``tr Var = (c_law / S^2) sum_b ||gbar_b||^2``; a mini-batch is ``bs = B`` copies drawn
+    without replacement from the ``N`` copies, so ``E ||gbar_b||^2 = ||mu_n||^2 + (N - B) / (B (N - 1)) s_n^2``
+    with ``mu_n = sum n_i g_i / N`` and ``s_n^2 = sum n_i ||g_i - mu_n||^2 / N``.  The mini-batch means
+    average to ``mu_n`` exactly, so ``bias = mu_n - gbar``.
+    """
+    G, n, B, d, N, S = _trainer_args(G, counts, law)
+    check_budget("the trainer moments", n.shape[0] * (B + d), R=n.shape[0], B=B, d=d)
+    c = query_variance_factor(law, d)
+    mu = n @ G / N
+    s2 = (n * (np.sum(G**2, axis=1)[None, :])).sum(1) / N - np.sum(mu**2, axis=1)
+    fpc = (N - B) / (B * (N - 1)) if N > 1 else 0.0
+    var = c / S * (np.sum(mu**2, axis=1) + fpc * s2)
+    bias_sq = np.sum((mu - G.mean(0)) ** 2, axis=1)
+    return var, bias_sq
+
+
+def simulate_trainer_step(G, counts, *, law: str = "gaussian", seed=0) -> BatchErrors:
+    """Monte Carlo of the authors' trainer step (trainer_a.py ``zo_step_all_params_allocator``, in the
+    zo_eps -> 0 limit): per row of ``counts``, the ``N = B * S`` copies ``repeat_interleave``-d from the
+    allocation are shuffled into ``S`` mini-batches of ``B``; mini-batch ``b`` gets one direction ``z_b``;
+    ``G_r = (1/S) sum_b (gbar_b . z_b) z_b``.  Errors against ``gbar = G.mean(0)``."""
+    G, n, B, d, N, S = _trainer_args(G, counts, law)
+    R = n.shape[0]
+    check_budget("the trainer step", R * N * d, unit="gradient entries", counts=f"{R} x {N}", d=d)
+    rng = as_generator(seed)
+    err_vec = np.empty((R, d))
+    gbar = G.mean(0)
+    for r in range(R):
+        copies = rng.permutation(np.repeat(np.arange(B), n[r])).reshape(S, B)
+        gb = G[copies].mean(1)                                          # (S, d) mini-batch mean gradients
+        Z = rng.standard_normal((S, d)) if law == "gaussian" else rng.choice(np.array([-1.0, 1.0]), size=(S, d))
+        err_vec[r] = (np.sum(gb * Z, axis=1) @ Z) / S - gbar
+    err_sq = np.sum(err_vec**2, axis=1)
+    require_finite("err_sq", err_sq, law=law)
     return BatchErrors(err_sq, err_vec)
