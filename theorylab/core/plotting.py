@@ -122,18 +122,47 @@ def _log_label(value, _pos=None) -> str:
     return f"${a:.2g}\\times 10^{{{k}}}$"
 
 
+def _ticks_in(lo, hi, subs) -> int:
+    """How many ticks ``a x 10^k`` (a in ``subs``) lie in [lo, hi]."""
+    ks = np.arange(np.floor(np.log10(lo)) - 1, np.ceil(np.log10(hi)) + 1)
+    v = (np.asarray(subs)[:, None] * 10.0 ** ks[None, :]).ravel()
+    return int(np.sum((v >= lo * (1 - 1e-9)) & (v <= hi * (1 + 1e-9))))
+
+
+def _plain_label(value, _pos=None) -> str:
+    return f"{value:.3g}" if value > 0 and np.isfinite(value) else ""
+
+
+def _set_by_hand(axis) -> bool:
+    from matplotlib.ticker import FixedLocator
+
+    return isinstance(axis.get_major_locator(), FixedLocator)
+
+
 def readable_ticks(ax, *, max_labels=6):
-    """At most ``max_labels`` major tick labels per axis and no minor labels on log axes."""
+    """At most ``max_labels`` major tick labels per axis and no minor labels on log axes.
+
+    Left alone: colorbars, and axes whose ticks a figure set by hand (categorical labels).  A log
+    axis spanning under ~1.5 decades gets 1, 2, 5 x 10^k labels; one so short that fewer than two
+    of those fit gets every integer multiple of its power of ten, in plain numbers.
+    """
     from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
+    if ax.get_label() == "<colorbar>" or getattr(ax, "_colorbar", None) is not None:
+        return
     for axis, scale, lim in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()), (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
+        if _set_by_hand(axis):
+            continue
         if scale == "log":
             lo, hi = sorted(lim)
-            decades = np.log10(hi / lo) if lo > 0 and np.isfinite(hi / lo) else 2.0
+            ok = lo > 0 and np.isfinite(hi / lo)
+            decades = np.log10(hi / lo) if ok else 2.0
             # under ~1.5 decades a power of ten may not even be on the axis: label 1, 2, 5 x 10^k
-            subs = (1.0, 2.0, 5.0) if decades < 1.5 else (1.0,)
+            subs, formatter = ((1.0, 2.0, 5.0) if decades < 1.5 else (1.0,)), _log_label
+            if ok and _ticks_in(lo, hi, subs) < 2:
+                subs, formatter = tuple(np.arange(1.0, 10.0)), _plain_label
             axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=max_labels + 1))
-            axis.set_major_formatter(FuncFormatter(_log_label))
+            axis.set_major_formatter(FuncFormatter(formatter))
             axis.set_minor_formatter(NullFormatter())
         elif scale == "linear":
             axis.set_major_locator(MaxNLocator(nbins=max_labels, min_n_ticks=3))
