@@ -33,6 +33,21 @@ def test_same_seed_same_numbers_and_path_independent_of_batch():
     assert not np.array_equal(S.run_stp(LAM8, np.ones(8), n_paths=5, seed=8, **kw).gap, a.gap)
 
 
+def test_same_numbers_on_one_or_several_threads():
+    import numba
+
+    kw = dict(n_steps=400, n_paths=64, record_at=[0, 400], seed=9)  # 64 * 400 * 8 * ... above the threading cut
+    threads = numba.get_num_threads()
+    a = S.run_stp(np.geomspace(1, 10, 64), np.ones(64), **kw)
+    numba.set_num_threads(1)
+    try:
+        b = S.run_stp(np.geomspace(1, 10, 64), np.ones(64), **kw)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(a.gap, b.gap)
+    np.testing.assert_array_equal(a.rejected, b.rejected)
+
+
 def test_monotone_and_fd_tracks_exact_step():
     ex = S.run_stp(LAM8, np.ones(8), n_steps=320, n_paths=16, seed=1)
     assert np.all(np.diff(ex.gap, axis=1) <= 0)          # best of three points: never worse

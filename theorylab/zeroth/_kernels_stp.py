@@ -17,8 +17,9 @@ uniformly random basis vector e_i (all three have E[s s^T] = I/d).
 
 No input checking here (see theorylab.zeroth.stp).  Every path owns a xoshiro256** state seeded from its
 own entry of ``seeds``, so path m is the same whatever the number of paths run with it.  One serial
-function with the objective written inline: a cold compile of the parallel, multi-function version took
-~14 s on the shared CI machine (this paper's whole CI share is 15 s), and the paths are short and many.
+function with the objective written inline: a cold compile of the parallel (prange), multi-function version
+took ~14 s on the shared CI machine (this paper's whole CI share is 15 s).  It releases the GIL (nogil), and
+the Python layer runs blocks of paths on threads instead.
 """
 
 import numpy as np
@@ -35,7 +36,7 @@ LAW_NORMAL = 1
 LAW_COORDINATE = 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def stp_paths(lam, theta_star, power, theta0, L, rule, alpha0, gamma, h, law, b, n_steps, record_at, seeds, f_out,
               rejected):
     """``seeds.size`` independent STP paths from theta0 with ``b`` directions per step (b = 1 is STP: the best

@@ -38,8 +38,10 @@ Example::
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from theorylab.core.seeding import as_generator, spawn_seeds
@@ -61,6 +63,8 @@ MAX_WORK = 4 * 10**9
 #: The numpy reference runs all paths at once in Python: at most 2e8 element-steps (~ a minute).
 MAX_WORK_NUMPY = 2 * 10**8
 MAX_DIM = 10**5
+#: Below this many element-steps per thread a run stays on one thread (thread start-up ~0.1 ms).
+MIN_WORK_PER_THREAD = 10**6
 MAX_POWER = 16.0
 #: Largest |theta0 - theta*| accepted: keeps f(theta0) = (1/p) sum lam |u|^p finite in float64.
 MAX_START = 1e15
@@ -208,7 +212,8 @@ def run_stp(lam, theta0, *, n_steps: int, n_paths: int = 32, power: float = 2.0,
         Non-decreasing iteration counts in [0, n_steps] at which the gap is recorded (default: 0 and ~60
         log-spaced counts, :func:`record_grid`).
     seed : int or SeedSequence
-        Path m always gets the same stream for the same seed, whatever the thread count.
+        Path m always gets the same stream for the same seed, whatever the thread count (paths run in
+        blocks on ``numba.get_num_threads()`` threads).
     """
     (lam, theta0, theta_star, power, f0, n_steps, n_paths, step, distribution, b, L, h, alpha0, gamma,
      record_at) = _validate(lam, theta0, n_steps, n_paths, power, theta_star, step, distribution, b, L, h, alpha0,
@@ -216,8 +221,18 @@ def run_stp(lam, theta0, *, n_steps: int, n_paths: int = 32, power: float = 2.0,
     seeds = spawn_seeds(seed, n_paths)
     gap = np.empty((n_paths, record_at.size))
     rejected = np.empty(n_paths, dtype=np.int64)
-    K.stp_paths(lam, theta_star, power, theta0, L, _RULE[step], alpha0, gamma, h, _LAW[distribution], b, n_steps,
-                record_at, seeds, gap, rejected)
+    args = (lam, theta_star, power, theta0, L, _RULE[step], alpha0, gamma, h, _LAW[distribution], b, n_steps,
+            record_at)
+    # blocks of paths on threads (the kernel releases the GIL); path m depends only on seeds[m]
+    n_threads = min(numba.get_num_threads(), max(1, n_paths * n_steps * b * lam.size // MIN_WORK_PER_THREAD))
+    blocks = np.array_split(np.arange(n_paths), n_threads)
+    if n_threads == 1:
+        K.stp_paths(*args, seeds, gap, rejected)
+    else:
+        with ThreadPoolExecutor(n_threads) as pool:
+            for fut in [pool.submit(K.stp_paths, *args, seeds[i[0]:i[-1] + 1], gap[i[0]:i[-1] + 1],
+                                    rejected[i[0]:i[-1] + 1]) for i in blocks if i.size]:
+                fut.result()
     return _finish(record_at, gap, rejected, step, b, L, f0)
 
 
