@@ -46,6 +46,8 @@ _LAW_CODE = {"gaussian": K.LAW_GAUSSIAN, "sphere": K.LAW_SPHERE, "rademacher": K
              "dap_estimated": K.LAW_DAP_ESTIMATED}
 _SCHEME_CODE = {"central": K.CENTRAL, "forward": K.FORWARD}
 MAX_BATCH = 10**6
+#: Arithmetic budget of one call (queries x cost per query): 1e9 operations, a few seconds of a kernel.
+WORK_BUDGET = 10**9
 
 
 def law_scale(law: str, d: int) -> float:
@@ -67,10 +69,11 @@ def queries_per_estimate(law: str, b: int, scheme: str = "central") -> int:
 
 def _unit_direction(a, d: int, name: str = "a"):
     a = check_array(name, a, shape=(d,))
-    nrm = float(np.linalg.norm(a))
-    if not nrm > 0:
+    top = float(np.max(np.abs(a))) if a.size else 0.0
+    if not top > 0:
         raise ValueError(f"{name} must be a nonzero direction for the DAP / optimal samplers; got |{name}| = 0")
-    return a / nrm
+    a = a / top                      # scale first: |a| of a vector with entries ~1e300 would overflow
+    return a / np.linalg.norm(a)
 
 
 def _direction_for(law, oracle: Oracle, x, a):
@@ -79,9 +82,10 @@ def _direction_for(law, oracle: Oracle, x, a):
         return np.zeros(oracle.d)
     if a is None:
         g = oracle.gradient(x)
-        if not np.linalg.norm(g) > 0:
+        require_finite("grad f(x) (the DAP direction)", g, law=law)
+        if not np.max(np.abs(g)) > 0:
             raise ValueError(f"law={law!r} needs a nonzero gradient direction; grad f(x) = 0 at x (pass a=...)")
-        return g / np.linalg.norm(g)
+        return _unit_direction(g, oracle.d, "grad f(x)")
     return _unit_direction(a, oracle.d)
 
 
@@ -125,7 +129,8 @@ def estimator_trials(oracle: Oracle, x, *, law: str = "gaussian", b: int = 1, de
     x, law, b, delta, scheme = _check_common(oracle, x, law, b, delta, scheme)
     trials = check_size("trials", trials)
     q = queries_per_estimate(law, b, scheme)
-    check_budget("the estimator trials", trials * q * oracle.d, trials=trials, b=b, d=oracle.d)
+    check_budget("the estimator trials", trials * q * oracle.cost_per_query, max_elements=WORK_BUDGET,
+                 unit="operations", trials=trials, b=b, d=oracle.d)
     a_hat = _direction_for(law, oracle, x, a)
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel must be a bool; got {parallel!r}")
@@ -202,7 +207,10 @@ def estimator_trials_numpy(oracle: Oracle, x, *, law: str = "gaussian", b: int =
     if oracle.noise != "none":
         raise ValueError(f"the numpy reference has no value noise; got an oracle with noise={oracle.noise!r}")
     trials = check_size("trials", trials)
-    check_budget("the numpy estimator arrays", 3 * trials * b * oracle.d, trials=trials, b=b, d=oracle.d)
+    check_budget("the numpy estimator arrays", 3 * trials * b * oracle.d, max_elements=5 * 10**7, trials=trials, b=b,
+                 d=oracle.d)
+    check_budget("the numpy estimator", trials * b * oracle.cost_per_query, max_elements=WORK_BUDGET,
+                 unit="operations", trials=trials, b=b, d=oracle.d)
     a_hat = _direction_for(law, oracle, x, a)
     rng = as_generator(seed)
     V = _numpy_directions(law, a_hat, oracle.d, (trials, b), rng)
@@ -233,8 +241,8 @@ def zo_sgd(oracle: Oracle, x0, *, law: str = "gaussian", b: int = 1, delta: floa
     n_paths = check_size("n_paths", n_paths)
     record_every = check_size("record_every", record_every)
     q = queries_per_estimate(law, b, scheme)
-    check_budget("the ZO-SGD run", n_paths * max(n_iter, 1) * q, unit="function evaluations", n_paths=n_paths,
-                 n_iter=n_iter, b=b)
+    check_budget("the ZO-SGD run", n_paths * max(n_iter, 1) * q * oracle.cost_per_query, max_elements=WORK_BUDGET,
+                 unit="operations", n_paths=n_paths, n_iter=n_iter, b=b, d=oracle.d)
     n_rec = n_iter // record_every + 1
     check_budget("the recorded values", n_paths * n_rec, n_paths=n_paths, n_iter=n_iter)
     out_f = np.empty((n_paths, n_rec))

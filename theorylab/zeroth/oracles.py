@@ -52,6 +52,13 @@ def _n_params(kind: str, d: int, params: np.ndarray) -> int:
     return 1 + d
 
 
+def _real_or_nan(name, value) -> float:
+    """A known constant (a finite real) or NaN for 'unknown'."""
+    if isinstance(value, float) and np.isnan(value):
+        return float("nan")
+    return check_real(name, value)
+
+
 class Oracle:
     """A zeroth-order oracle for one zoo member (build it with the factory functions).
 
@@ -83,11 +90,20 @@ class Oracle:
         self.noise_level = check_real("noise_level", noise_level, low=0.0)
         self.seed = seed
         self._rng = as_generator(seed)
-        self.f_star = float(f_star) if f_star is not None else float("nan")
+        self.f_star = _real_or_nan("f_star", f_star)
         self.x_star = None if x_star is None else check_array("x_star", x_star, shape=(self.d,))
-        self.L = float(L)
-        self.mu = float(mu)
+        self.L = _real_or_nan("L", L)
+        self.mu = _real_or_nan("mu", mu)
         self.queries = 0
+
+    @property
+    def cost_per_query(self) -> int:
+        """Arithmetic work of one function value (for size budgets): d^2 (dense quadratic), n d (logistic), d."""
+        if self.kind == "quadratic":
+            return self.d * self.d
+        if self.kind == "logistic":
+            return self.n_samples * self.d
+        return self.d
 
     def __repr__(self):
         noise = "" if self.noise == "none" else f", noise={self.noise!r}, noise_level={self.noise_level:g}"
@@ -242,7 +258,7 @@ def quadratic(spectrum, *, center=None, rotate: bool = False, noise: str = "none
     lam = check_array("spectrum", spectrum, ndim=1)
     if lam.size == 0:
         raise ValueError("spectrum must be a non-empty 1-d array of eigenvalues; got an empty array")
-    d = check_size("spectrum (its length d)", lam.size, budget=10**4)
+    d = check_size("spectrum (its length d)", lam.size, budget=3000)
     c = np.zeros(d) if center is None else check_array("center", center, shape=(d,))
     if not isinstance(rotate, (bool, np.bool_)):
         raise TypeError(f"rotate must be a bool; got {rotate!r}")
@@ -296,7 +312,7 @@ def logistic_loss(n_samples: int = 64, d: int = 10, *, lam: float = 0.0, feature
     """
     n = check_size("n_samples", n_samples, budget=10**6)
     d = check_size("d", d, budget=10**4)
-    check_budget("the feature matrix", n * d, n_samples=n, d=d)
+    check_budget("the feature matrix", n * d, max_elements=10**7, n_samples=n, d=d)
     lam = check_real("lam", lam, low=0.0)
     s = np.ones(n) if feature_scales is None else check_array("feature_scales", feature_scales, shape=(n,))
     if np.any(s <= 0):
@@ -306,7 +322,11 @@ def logistic_loss(n_samples: int = 64, d: int = 10, *, lam: float = 0.0, feature
     w0 = rng.standard_normal(d) / np.sqrt(d)
     y = np.where(Xf @ w0 + rng.standard_normal(n) >= 0, 1.0, -1.0)
     Z = y[:, None] * Xf
-    L = float(np.max(np.sum(Z**2, 1)) / 4 + lam)
+    with np.errstate(over="ignore"):
+        L = float(np.max(np.sum(Z**2, 1)) / 4 + lam)
+    if not np.isfinite(L):
+        raise ValueError(f"feature_scales and lam must keep the smoothness constant finite; got max scale {s.max():.3g}, "
+                         f"lam {lam:.3g}")
     return Oracle("logistic", d, np.concatenate([[float(n), lam], Z.ravel()]), noise=noise,
                   noise_level=noise_level, seed=rng, L=L, mu=lam)
 
@@ -328,6 +348,10 @@ def strict_saddle(d: int = 10, *, n_negative: int = 1, h_neg: float = -1.0, h_po
         h[d - k:] = h_neg
     x_star = np.zeros(d)
     x_star[d - k:] = np.sqrt(-h_neg / q) if k else 0.0
+    with np.errstate(over="ignore"):
+        f_star = float(-k * np.float64(h_neg) ** 2 / (4 * q))
+    if not (np.isfinite(f_star) and np.all(np.isfinite(x_star))):
+        raise ValueError(f"h_neg and q must keep the minimum finite; got h_neg = {h_neg:.3g}, q = {q:.3g}")
     return Oracle("saddle", d, np.concatenate([[q], h]), noise=noise, noise_level=noise_level, seed=seed,
-                  f_star=-k * h_neg**2 / (4 * q), x_star=x_star, L=float(max(h_pos, abs(h_neg))),
+                  f_star=f_star, x_star=x_star, L=float(max(h_pos, abs(h_neg))),
                   mu=float(h.min()))
