@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.core.seeding import as_generator, spawn_seeds
-from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
+from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice,
                                      check_real, check_size, require_finite)
 from theorylab.zeroth import _kernels as K
 from theorylab.zeroth.oracles import Oracle
