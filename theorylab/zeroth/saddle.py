@@ -101,6 +101,15 @@ def _reals(name, value):
     return a
 
 
+def _reals_signed(name, value):
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a real array; got {value!r}"[:200])
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real array; got {value!r}"[:200]) from exc
+
+
 def fd_step(nu):
     """The spec's finite-difference step h = sqrt(nu), floored at 1e-6 (array or float)."""
     nu = _reals("nu", nu)
@@ -110,6 +119,10 @@ def fd_step(nu):
 def _levels(name, nu, n_runs):
     if isinstance(nu, (str, bytes)) or nu is None:
         raise TypeError(f"{name} must be a real number or an array of n_runs reals; got {nu!r}"[:200])
+    try:
+        np.asarray(nu, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number or an array of n_runs reals; got {nu!r}"[:200]) from exc
     if np.ndim(nu) == 0:
         v = check_real(name, nu, low=0.0, high=MAX_NOISE)
         return np.full(n_runs, v)
@@ -158,8 +171,7 @@ def run_pgd(*, oracle: str = "value", noise: str = "adversarial", nu=0.0, n_runs
         x0 = np.full(d, 0.5)
         x0[-1] = 0.0
     else:
-        x0 = check_array("x0", np.atleast_1d(np.asarray(x0, dtype=float)) if not isinstance(x0, (str, bytes)) else x0,
-                         shape=(d,))
+        x0 = check_array("x0", np.atleast_1d(_reals_signed("x0", x0)), shape=(d,))
         if np.max(np.abs(x0)) > 1e3:
             raise ValueError(f"x0 must lie in [-1000, 1000]^d; got max |x0_i| = {np.max(np.abs(x0)):.3g}")
     hv = f.params[1:].copy()
@@ -201,8 +213,11 @@ def run_pgd_numpy(*, oracle: str = "value", nu=0.0, n_runs: int = 100, d: int = 
                  unit="element-steps", n_runs=n_runs, max_iter=max_iter, d=d)
     f = strict_saddle(d, n_negative=1, h_neg=h_neg, h_pos=h_pos, q=q)
     nu = _levels("nu", nu, n_runs)
-    r = eps if r is None else check_real("r", r, low=0.0, low_open=True)
-    g_thres = eps / 2 if g_thres is None else check_real("g_thres", g_thres, low=0.0, low_open=True)
+    r = eps if r is None else check_real("r", r, low=0.0, low_open=True, high=1e3)
+    g_thres = eps / 2 if g_thres is None else check_real("g_thres", g_thres, low=0.0, low_open=True, high=1e6)
+    eta = check_real("eta", eta, low=0.0, low_open=True, high=1.0)
+    t_thres = check_int("t_thres", t_thres, low=1, high=10**7)
+    f_thres = check_real("f_thres", f_thres, low=0.0, low_open=True, high=1e6)
     hv = f.params[1:]
     neg = hv < 0
     rng = np.random.default_rng(spawn_seeds(seed, 1)[0])
@@ -252,6 +267,8 @@ def run_pgd_numpy(*, oracle: str = "value", nu=0.0, n_runs: int = 100, d: int = 
         x[active] -= eta * G[active]
     out[active] = x[active]
     iters[active] = max_iter
+    if not np.all(np.isfinite(out)):
+        raise SimulationDiverged(f"numpy PGD diverged with oracle={oracle!r}, eta={eta}, q={q}, h_neg={h_neg}")
     info = np.zeros((n_runs, 5), np.int64)
     info[:, 0], info[:, 1], info[:, 2] = iters, n_pert, ~active
     return _outcome(f, out, nu, info, eps, 1.0)
@@ -287,17 +304,21 @@ def critical_displacement(nu, *, oracle: str = "value", h_neg: float = -1.0, q: 
       x_c = max(w - h, 0) with h the finite-difference step (sqrt(nu) under the spec's rule).
 
     Outside the trap the escape is exponential (rate 1 + eta gamma), so it completes within t_thres steps
-    unless |xi_d| - x_c < ~(1 + eta gamma)^(-t_thres) (negligible for t_thres = 300).  Returns inf where the
-    level exceeds the saddle's depth (the trap is then the whole hump).
+    unless |xi_d| - x_c < ~(1 + eta gamma)^(-t_thres) (negligible for t_thres = 300).  Levels above the hump
+    (gradient) or the saddle's depth gamma^2/(4q) (value) are refused: the trap is then the whole hump.
     """
     oracle = check_choice("oracle", oracle, ORACLES)
     h_neg = check_real("h_neg", h_neg, high=0.0, high_open=True)
     q = check_real("q", q, low=0.0, low_open=True)
     nu = _reals("nu", nu)
     gamma = -h_neg
+    top = _top_level(oracle, gamma, q)
+    if nu.size and np.max(nu) > top:
+        raise ValueError(f"nu must be <= {top:.6g} for oracle={oracle!r} with h_neg={h_neg:g}, q={q:g} (above it the trap "
+                         f"covers the whole hump of the saddle); got max nu = {np.max(nu):.6g}")
     if oracle == "gradient":
         out = np.full(nu.shape, np.inf)
-        ok = nu <= 2 * gamma / 3 * np.sqrt(gamma / (3 * q))
+        ok = nu <= top
         # smaller positive root of q x^3 - gamma x + nu = 0 (trigonometric form of the depressed cubic)
         c = np.sqrt(4 * gamma / (3 * q))
         arg = np.clip(3 * nu[ok] / (gamma * c), -1, 1)       # cos(3 theta) = -(3 nu)/(gamma c) for the roots
@@ -316,10 +337,15 @@ def critical_displacement(nu, *, oracle: str = "value", h_neg: float = -1.0, q: 
     else:
         h = check_real("fd_step_rule", fd_step_rule, low=0.0, low_open=True)
     out = np.full(nu.shape, np.inf)
-    ok = nu <= gamma**2 / (4 * q)
+    ok = nu <= top
     w = np.sqrt((gamma - np.sqrt(gamma**2 - 4 * q * nu[ok])) / q)
     out[ok] = np.maximum(w - (h[ok] if np.ndim(h) else h), 0.0)
     return out
+
+
+def _top_level(oracle, gamma, q):
+    """The largest level with a bounded trap: the hump max(gamma x - q x^3) (gradient) or the depth gamma^2/(4q)."""
+    return 2 * gamma / 3 * np.sqrt(gamma / (3 * q)) if oracle == "gradient" else gamma**2 / (4 * q)
 
 
 def escape_probability(nu, *, oracle: str = "value", d: int = 10, r: float = 0.1, h_neg: float = -1.0,
@@ -327,7 +353,7 @@ def escape_probability(nu, *, oracle: str = "value", d: int = 10, r: float = 0.1
     """P(escape) = P(|xi_d| > x_c(nu)) = ball_marginal_sf(x_c / r, d) under the adversarial oracle [derived]."""
     r = check_real("r", r, low=0.0, low_open=True)
     xc = critical_displacement(nu, oracle=oracle, h_neg=h_neg, q=q, fd_step_rule=fd_step_rule)
-    return np.where(np.isfinite(xc), ball_marginal_sf(np.minimum(xc / r, 1.0), d), 0.0)
+    return ball_marginal_sf(np.minimum(xc / r, 1.0), d)
 
 
 def critical_noise(p: float = 0.5, *, oracle: str = "value", d: int = 10, r: float = 0.1, h_neg: float = -1.0,
@@ -344,7 +370,10 @@ def critical_noise(p: float = 0.5, *, oracle: str = "value", d: int = 10, r: flo
     target = r * np.sqrt(betaincinv(0.5, (d + 1) / 2, 1 - p))
     gamma = -check_real("h_neg", h_neg, high=0.0, high_open=True)
     q = check_real("q", q, low=0.0, low_open=True)
-    top = (2 * gamma / 3 * np.sqrt(gamma / (3 * q))) if oracle == "gradient" else gamma**2 / (4 * q)
+    oracle = check_choice("oracle", oracle, ORACLES)
+    top = _top_level(oracle, gamma, q)
+    if not top > 1e-250:
+        raise ValueError(f"h_neg = {-gamma:g} and q = {q:g} leave no trap range (maximal level {top:.3g})")
 
     def gap(lognu):
         return float(critical_displacement(np.exp(lognu), oracle=oracle, h_neg=h_neg, q=q,
@@ -354,8 +383,9 @@ def critical_noise(p: float = 0.5, *, oracle: str = "value", d: int = 10, r: flo
     if gap(lo) > 0:
         return 0.0
     if gap(hi) < 0:
-        raise ValueError(f"r = {r:g} is too large for d = {d}: the escape probability stays above p = {p:g} up to "
-                         f"the saddle's depth (the trap never holds a fraction 1 - p of the perturbations)")
+        raise ValueError(f"r = {r:g} is too large for d = {d} (with h_neg = {-gamma:g}, q = {q:g}, fd_step_rule = "
+                         f"{fd_step_rule!r}): the escape probability stays above p = {p:g} up to the largest trapping "
+                         f"level {top:.3g} (the trap never holds a fraction 1 - p of the perturbations)")
     return float(np.exp(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12)))
 
 
