@@ -341,6 +341,26 @@ FIG_ERR = {"ci": dict(sample_sizes=(30, 100, 300, 1000, 3000), reps=20, eps_list
                         eps_list=(0.5, 0.3, 0.1, 0.03, 0.01, 0.003), instances=60)}
 
 
+def coupling_error_panel(ax, cur):
+    """Left panel of ``estimator_error`` (also the notebook's explorer): median and (1 - delta)-quantile of
+    the coupling estimator's relative error vs draws N (``cur`` from ``coupling_error_curve``), with the
+    contract eps(N) as theory; returns the per-N summary."""
+    delta = float(cur.delta.iloc[0])
+    g = cur.groupby("N").agg(median=("rel_err", "median"), q90=("rel_err", lambda x: np.quantile(x, 1 - delta)),
+                             contract_eps=("contract_eps", "first")).reset_index()
+    ax.plot(g.N, g["median"], "o-", label="median rel. error")
+    ax.plot(g.N, g.q90, "s-", label=f"{100 * (1 - delta):.3g}% quantile ($1 - ${sym('delta')})")
+    # eps(N) = sqrt(3 ln(2/delta) / (N mu_lb)): slope -1/2 in N
+    theory_line(ax, g.N.to_numpy(float), g.contract_eps.to_numpy(float),
+                label=f"contract {sym('eps')}$(N)$, {sym('delta')}$ = {delta:g}$", slope=-0.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"draws $N$")
+    ax.set_ylabel(r"$|\hat d_{TV} / d_{TV} - 1|$")
+    ax.legend(fontsize=7)
+    return g
+
+
 @figure(PAPER, "estimator_error",
         caption="Left: relative error of the coupling estimator vs number of draws (median and 90% quantile over "
                 "runs) against the (eps, delta = 0.1) contract eps(N) = sqrt(3 ln(2/delta) / (N mu_lb)); "
@@ -348,22 +368,10 @@ FIG_ERR = {"ci": dict(sample_sizes=(30, 100, 300, 1000, 3000), reps=20, eps_list
         scales=FIG_ERR)
 def fig_estimator_error(*, sample_sizes, reps, eps_list, instances, seed):
     cur = ex.coupling_error_curve(list(sample_sizes), reps, delta=0.1, seed=seed)
-    g = cur.groupby("N").agg(median=("rel_err", "median"), q90=("rel_err", lambda x: np.quantile(x, 0.9)),
-                             contract_eps=("contract_eps", "first")).reset_index()
     fp = _fptas_runs(instances, tuple(eps_list), seed)
     fg = fp.groupby("eps").agg(max_rel_err=("rel_err", "max"), median_rel_err=("rel_err", "median")).reset_index()
     fig, axes = subplots(1, 2, width=4.8)
-    ax = axes[0, 0]
-    ax.plot(g.N, g["median"], "o-", label="median rel. error")
-    ax.plot(g.N, g.q90, "s-", label=f"90% quantile ($1 - ${sym('delta')})")
-    # eps(N) = sqrt(3 ln(2/delta) / (N mu_lb)): slope -1/2 in N
-    theory_line(ax, g.N.to_numpy(float), g.contract_eps.to_numpy(float),
-                label=f"contract {sym('eps')}$(N)$, {sym('delta')}$ = 0.1$", slope=-0.5)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"draws $N$")
-    ax.set_ylabel(r"$|\hat d_{TV} / d_{TV} - 1|$")
-    ax.legend(fontsize=7)
+    g = coupling_error_panel(axes[0, 0], cur)
     ax = axes[0, 1]
     floor = 1e-16
     ax.plot(fg.eps, np.maximum(fg.max_rel_err, floor), "o-", label="max rel. error")

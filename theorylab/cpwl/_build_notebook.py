@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from theorylab.core.notebooks import write_notebook
+from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 
-CELLS = [
+def cells():
+    return header_cells("cpwl_decomp") + [
     new_markdown_cell(
-        "# Decomposition polyhedra of CPWL functions (cpwl_decomp)\n\n"
-        "Brandenburg, Grillo & Hertrich, *Decomposition Polyhedra of Piecewise Linear Functions*, ICLR 2025 "
-        "(arXiv:2410.04907). Fix a polyhedral complex P; the decompositions f = g - h into convex CPWL functions "
+        "## The objects\n\n"
+        "Fix a polyhedral complex P; the decompositions f = g - h into convex CPWL functions "
         "on P form a polyhedron D_P(f) = V_P^+ ∩ (V_P^+ + f). Minimal decompositions are vertices, irreducible "
         "ones the bounded faces. `THEORYLAB_SCALE=ci` keeps this notebook tiny."),
     new_code_cell(
@@ -30,10 +30,19 @@ CELLS = [
         "print('bends of f:', [str(v) for v in f.bends], '| dim V_P/Aff =', D.d)\n"
         "D.vertex_table()[['bends_g', 'bends_h', 'pieces_g', 'pieces_h', 'total_pieces', 'exact_identity']]"),
     new_code_cell("D.faces().query('bounded')  # the bounded faces = irreducible decompositions"),
-    new_markdown_cell("## Explore: random f on a random planar fan\n"
-                      "Move the sliders (ipywidgets) or edit the call below."),
+    new_markdown_cell("## Explore: minimal vs naive decompositions (the figure `piece_counts`)\n"
+                      "pieces(g) + pieces(h) of the best vertex of D_P(f) against the naive decomposition "
+                      "(f + t phi, phi strictly convex), for random integer f on random planar fans with 4..m_max rays. "
+                      "Move the sliders (needs the `notebook` extra, ipywidgets); headless the cell draws once."),
+    new_code_cell("from theorylab.validations.cpwl_decomp import piece_counts"),
+    explore_cell("piece_counts(sizes=tuple(range(4, m_max + 1)), n_random=n_random, seed=seed)[1]"
+                 ".groupby('m')[['f_pieces', 'minimal', 'naive', 'vertices']].mean()",
+                 {"m_max": (6, "IntSlider(value=6, min=4, max=10)"),
+                  "n_random": (3, "IntSlider(value=3, min=1, max=30)"),
+                  "seed": (0, "IntSlider(value=0, min=0, max=50)")}),
+    new_markdown_cell("One random f and its vertices, on a random fan of m rays:"),
     new_code_cell(
-        "def explore(m=6, seed=0):\n"
+        "def vertices(m=6, seed=0):\n"
         "    fan = random_planar_fan(m, seed=seed)\n"
         "    f = CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=seed))\n"
         "    D = DecompositionPolyhedron(f)\n"
@@ -42,12 +51,7 @@ CELLS = [
         "          f'minimal pieces {mins[0].pieces}, naive {naive_decomposition(f).pieces}')\n"
         "    return table[['bends_g', 'bends_h', 'total_pieces']]\n"
         "\n"
-        "try:\n"
-        "    import ipywidgets as widgets\n"
-        "    widgets.interact(explore, m=widgets.IntSlider(value=6, min=4, max=10), seed=widgets.IntSlider(value=0, min=0, max=50))\n"
-        "except ImportError:\n"
-        "    print('ipywidgets not installed: calling explore() directly')\n"
-        "explore(m=6, seed=1)"),
+        "vertices(m=6, seed=1)"),
     new_markdown_cell("## Submodular functions: the braid fan\n"
                       "Lovász extensions of set functions on 2^[3]; convex ⇔ submodular."),
     new_code_cell(
@@ -75,19 +79,20 @@ CELLS = [
                       "ceil(log2(n+1)) hidden layers, proved equal to f cell by cell in exact arithmetic."),
     new_code_cell(
         "from theorylab.cpwl import convex_cpwl_network, max_tree_network, random_convex_pieces, verify_network\n"
-        "A, c = random_convex_pieces(5, 2, seed=0)\n"
+        "A, c = random_convex_pieces(3 if SCALE == 'ci' else 5, 2, seed=0)\n"
         "net, info = convex_cpwl_network(A, c)\n"
         "print(info, '| one tournament: depth', max_tree_network(A, c).depth)\n"
         "verify_network(net, A, c)"),
+    new_markdown_cell("## The polyhedra themselves (the figure `polygons_4ray`; a few seconds, so full scale only)"),
     new_code_cell(
-        "import theorylab.validations.cpwl_decomp as v\n"
-        "fig, table = v.polygons_4ray(n_panels=2, seed=0)\n"
-        "table.head()"),
-]
+        "if SCALE != 'ci':\n"
+        "    from theorylab.validations.cpwl_decomp import polygons_4ray\n"
+        "    fig, table = polygons_4ray(n_panels=2, seed=0)"),
+    ]
 
 
 def build(path=None):
-    return write_notebook("cpwl_decomp", CELLS, path)
+    return write_notebook("cpwl_decomp", cells(), path)
 
 
 if __name__ == "__main__":

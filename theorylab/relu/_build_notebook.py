@@ -2,12 +2,13 @@
 
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from theorylab.core.notebooks import write_notebook
+from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 
-CELLS = [
+def cells():
+    return header_cells("relu_depth") + [
     new_markdown_cell(
-        "# relu_depth: exact ReLU networks for F_n = max(0, x_1..x_n) and the p-adic depth bound\n\n"
-        "Averkov, Hojny, Merkert (ICLR 2025): with N-ary-fraction weights F_n needs at least "
+        "## What this notebook does\n\n"
+        "With N-ary-fraction weights F_n = max(0, x_1..x_n) needs at least "
         "ceil(log_p(n+1)) hidden layers for every prime p not dividing N (Thm 4; decimal weights give p = 3). "
         "This notebook builds the tournament network, certifies it exactly, and looks at the volume invariant "
         "on random networks. `THEORYLAB_SCALE=ci` keeps every cell tiny."),
@@ -43,21 +44,28 @@ CELLS = [
         "\n"
         "for N, p in [(1, 2), (10, 3), (2, 3), (2, 2)]:\n"
         "    print(summary(N, p), '(p divides N: no invariant)' if N % p == 0 else '')"),
-    new_code_cell(
-        "try:\n"
-        "    import ipywidgets as widgets\n"
-        "    widgets.interact(lambda N=10: print('p(N) =', smallest_prime_not_dividing(N=N)),\n"
-        "                     N=widgets.IntSlider(min=1, max=2310, value=10))\n"
-        "except ImportError:\n"
-        "    for N in (1, 2, 6, 10, 30, 210, 2310):\n"
-        "        print('N =', N, 'p(N) =', smallest_prime_not_dividing(N=N))"),
+    new_markdown_cell("## Explore: the invariant on random networks (the figure `invariant_by_face_dimension`)\n"
+                      "Share of the faces of the Newton polytopes of `n_networks` random N-ary networks (n inputs, "
+                      "one hidden layer of the given width) whose normalized volume is divisible by p, by face "
+                      "dimension; the invariant predicts 1 from dimension p^k on when p does not divide N "
+                      "(try p = 2 with N = 2: no invariant). Sliders need the `notebook` extra (ipywidgets); "
+                      "headless the cell draws once."),
+    new_code_cell("from theorylab.validations.relu_depth import invariant_by_face_dimension\n"
+                  "print({N: smallest_prime_not_dividing(N=N) for N in (1, 2, 6, 10, 30, 210, 2310)}, '= p(N)')"),
+    explore_cell("invariant_by_face_dimension(configs=((n, (width,), N, p, n_networks),), seed=seed)[1]",
+                 {"n": (3, "IntSlider(value=3, min=2, max=4)"),
+                  "width": (4, "IntSlider(value=4, min=2, max=8)"),
+                  "N": (10, "IntSlider(value=10, min=1, max=210)"),
+                  "p": (3, "Dropdown(options=[2, 3, 5, 7, 11], value=3)"),
+                  "n_networks": (2, "IntSlider(value=2, min=1, max=20)"),
+                  "seed": (0, "IntSlider(value=0, min=0, max=50)")}),
     new_markdown_cell("## Bound table"),
     new_code_cell("bound_table(ns=[1, 2, 3, 4, 8, 26, 100, 1000], Ns=(1, 10, 210))"),
-]
+    ]
 
 
 def build(path=None):
-    return write_notebook("relu_depth", CELLS, path)
+    return write_notebook("relu_depth", cells(), path)
 
 
 if __name__ == "__main__":
