@@ -112,9 +112,12 @@ def errorbar_ci(ax, x, y, lo=None, hi=None, *, yerr=None, level=0.95, label="mea
 
 
 def _log_label(value, _pos=None) -> str:
-    """``$10^{k}$`` or ``$a \\times 10^{k}$`` for a positive tick value."""
+    """A positive tick value as a plain number in [0.01, 1000) ("0.05", "2", "500"), else as
+    ``$10^{k}$`` or ``$a \\times 10^{k}$``."""
     if not value > 0 or not np.isfinite(value):
         return ""
+    if 1e-2 - 1e-12 <= value < 1e3:
+        return f"{value:.3g}"
     k = int(np.floor(np.log10(value) + 1e-9))
     a = value / 10.0 ** k
     if abs(a - 1) < 1e-6:
