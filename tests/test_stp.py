@@ -71,7 +71,7 @@ def test_mean_gap_matches_the_exact_recursion(distribution):
 
 
 def test_numpy_reference_agrees_in_distribution():
-    kw = dict(n_steps=120, n_paths=1500, record_at=[0, 120])
+    kw = dict(n_steps=120, n_paths=800, record_at=[0, 120])
     for step, dist in (("exact", "sphere"), ("finite_difference", "normal"), ("decreasing", "coordinate")):
         a = S.run_stp(LAM8, np.ones(8), step=step, distribution=dist, alpha0=0.3, seed=3, **kw).gap[:, 1]
         b = S.run_stp_numpy(LAM8, np.ones(8), step=step, distribution=dist, alpha0=0.3, seed=4, **kw).gap[:, 1]
@@ -100,7 +100,7 @@ def test_closed_forms():
 def test_mutation_step_with_a_spurious_one_over_d_is_caught(monkeypatch):
     """Broken variant: alpha = |g.s|/(dL) (confusing E ss^T = I/d with a step normalisation).  The contraction
     gap then shrinks like d^-2: the ci claims contraction_exact (1 - rho >= mu/(dL)) and gap_slope_d (slope -1)
-    must say "not reproduced"; the intact simulator passes both."""
+    must say "not reproduced" (the intact claims pass in tests/test_validations.py at ci scale)."""
     import theorylab.validations.stp as V
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
@@ -109,9 +109,6 @@ def test_mutation_step_with_a_spurious_one_over_d_is_caught(monkeypatch):
     small = {"dims": (8, 16, 32), "n_paths": 16}
     V.contraction_sweep.cache_clear()
     try:
-        for c in claims:
-            assert run_claim(c, "ci", seed=0, overrides=small).verdict == "reproduced"
-        V.contraction_sweep.cache_clear()
         intact = S.run_stp
 
         def broken(lam, theta0, *, L=None, **kw):
