@@ -238,21 +238,26 @@ def sample_directions(law, a_hat, scale, seeds, out):
 
 @njit(cache=True)
 def _accumulate(kind, p, x, law, a_hat, scale, b, delta, scheme, f0, noise, level, state, v, xp, g):
-    """g <- (1/b) sum_j c_j v_j, c_j the central or forward difference quotient along v_j."""
+    """g <- (1/b) sum_j c_j v_j, c_j the central or forward difference quotient along v_j.
+
+    One call site per query kind on purpose: LLVM inlines f_value at every call site, and the
+    compile time grows with the number of copies."""
     d = x.size
     for i in range(d):
         g[i] = 0.0
+    n_pts = 2 if scheme == CENTRAL else 1
     for _ in range(b):
         draw_direction(law, a_hat, scale, state, v)
-        for i in range(d):
-            xp[i] = x[i] + delta * v[i]
-        fp = noisy_value(kind, p, xp, noise, level, state)
-        if scheme == CENTRAL:
+        c = 0.0
+        for k in range(n_pts):
+            sgn = 1.0 if k == 0 else -1.0
             for i in range(d):
-                xp[i] = x[i] - delta * v[i]
-            c = (fp - noisy_value(kind, p, xp, noise, level, state)) / (2.0 * delta)
+                xp[i] = x[i] + sgn * delta * v[i]
+            c += sgn * noisy_value(kind, p, xp, noise, level, state)
+        if scheme == CENTRAL:
+            c /= 2.0 * delta
         else:
-            c = (fp - f0) / delta
+            c = (c - f0) / delta
         for i in range(d):
             g[i] += c * v[i]
     for i in range(d):
@@ -267,22 +272,25 @@ def estimate_once(kind, p, x, law, a_hat, scale, b, delta, scheme, noise, level,
     f0 = 0.0
     if scheme == FORWARD:
         f0 = noisy_value(kind, p, x, noise, level, state)
-    if law != LAW_DAP_ESTIMATED:
-        _accumulate(kind, p, x, law, a_hat, scale, b, delta, scheme, f0, noise, level, state, v, xp, g)
-        return
+    two_stage = law == LAW_DAP_ESTIMATED
     sq = np.sqrt(float(d))
-    _accumulate(kind, p, x, LAW_SPHERE, a_hat, sq, b, delta, scheme, f0, noise, level, state, v, xp, g1)
-    nrm = 0.0
-    for i in range(d):
-        nrm += g1[i] * g1[i]
-    nrm = np.sqrt(nrm)
-    if nrm > 0:
-        ah = g1 / nrm
-        _accumulate(kind, p, x, LAW_DAP, ah, sq, b, delta, scheme, f0, noise, level, state, v, xp, g)
-    else:  # a zero first estimate gives no direction: the second stage falls back to the sphere
-        _accumulate(kind, p, x, LAW_SPHERE, a_hat, sq, b, delta, scheme, f0, noise, level, state, v, xp, g)
-    for i in range(d):
-        g[i] = 0.5 * (g[i] + g1[i])
+    ah = a_hat
+    for stage in range(2 if two_stage else 1):
+        lw, sc, out = law, scale, g
+        if two_stage:
+            if stage == 0:
+                lw, sc, out = LAW_SPHERE, sq, g1
+            else:
+                nrm = np.sqrt(np.sum(g1 * g1))
+                if nrm > 0:
+                    lw, ah = LAW_DAP, g1 / nrm
+                else:  # a zero first estimate gives no direction: the second stage falls back to the sphere
+                    lw = LAW_SPHERE
+                sc = sq
+        _accumulate(kind, p, x, lw, ah, sc, b, delta, scheme, f0, noise, level, state, v, xp, out)
+    if two_stage:
+        for i in range(d):
+            g[i] = 0.5 * (g[i] + g1[i])
 
 
 @njit(cache=True)
