@@ -31,6 +31,22 @@ def test_zoo_gradients_hessians_and_minimisers(oracle):
         assert np.abs(oracle.gradient(oracle.x_star)).max() < 1e-12
 
 
+@pytest.mark.parametrize("oracle", _zoo(), ids=lambda o: o.kind)
+def test_kernel_functions_agree_with_the_numpy_oracle(oracle):
+    """The jitted f_value (inside the estimator) and f_grad (the DAP direction inside ZO-SGD) against the
+    oracle's numpy value/gradient: central differences with delta = 1e-5 give (g.v) v up to O(delta^2), and
+    one ZO-SGD step with DAP equals x0 - step * the DAP estimate built on the numpy gradient."""
+    x = 0.6 * np.random.default_rng(4).standard_normal(oracle.d)
+    g = oracle.gradient(x)
+    est = E.estimator_trials(oracle, x, law="gaussian", b=1, delta=1e-5, trials=20, seed=2)
+    V = E.sample_directions("gaussian", oracle.d, 20, seed=2)
+    assert np.allclose(est, (V @ g)[:, None] * V, rtol=1e-5, atol=1e-6 * (1 + np.abs(g).max()))
+    step = 1e-3
+    f1 = E.zo_sgd(oracle, x, law="dap", b=1, delta=1e-5, step=step, n_iter=1, n_paths=3, seed=5)[:, 1]
+    e1 = E.estimator_trials(oracle, x, law="dap", b=1, delta=1e-5, trials=3, seed=5)
+    assert np.allclose(f1, oracle.exact_value(x - step * e1), rtol=1e-9, atol=1e-12)
+
+
 def test_query_counter_noise_and_finite_sums():
     o = O.product(4)
     o.value(np.ones(4))

@@ -34,7 +34,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice,
                                      check_real, check_size, require_finite)
 from theorylab.zeroth import _kernels as K
-from theorylab.zeroth.oracles import Oracle
+from theorylab.zeroth.oracles import Oracle, _np_values
 
 __all__ = ["LAWS", "SCHEMES", "law_scale", "queries_per_estimate", "sample_directions", "estimate_gradient",
            "estimator_trials", "estimator_trials_numpy", "zo_sgd"]
@@ -154,25 +154,7 @@ def estimate_gradient(oracle: Oracle, x, *, law: str = "gaussian", b: int = 1, d
 
 def _numpy_values(oracle: Oracle, X):
     """f on the last axis of X (..., d), vectorised numpy (the reference of the benchmark)."""
-    d, p = oracle.d, oracle.params
-    if oracle.kind == "quadratic":
-        c, A = p[:d], p[d:].reshape(d, d)
-        R = X - c
-        return 0.5 * np.einsum("...i,...i->...", R, R @ A.T)
-    if oracle.kind == "diag_quadratic":
-        return 0.5 * np.sum(p[d:] * (X - p[:d]) ** 2, axis=-1)
-    if oracle.kind == "product":
-        return np.prod(X, axis=-1)
-    if oracle.kind == "rosenbrock":
-        a, bb = p
-        return np.sum(bb * (X[..., 1:] - X[..., :-1] ** 2) ** 2 + (a - X[..., :-1]) ** 2, axis=-1)
-    if oracle.kind == "logistic":
-        n, lam = int(p[0]), p[1]
-        Z = p[2:].reshape(n, d)
-        return np.mean(np.logaddexp(0.0, -(X @ Z.T)), axis=-1) + 0.5 * lam * np.sum(X**2, -1)
-    q, h = p[0], p[1:]
-    X2 = X**2
-    return np.sum(0.5 * h * X2 + 0.25 * q * X2**2, axis=-1)
+    return _np_values(oracle.kind, oracle.d, oracle.params, X)
 
 
 def _numpy_directions(law, a_hat, d, shape, rng):

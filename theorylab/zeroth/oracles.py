@@ -14,8 +14,9 @@ checks only, the exact gradient and Hessian (never counted).  Members of the zoo
 Value noise (``noise=``): ``"none"``, ``"bounded"`` (uniform on [-level, level], |noise| <= level) or
 ``"gaussian"`` (N(0, level^2)), independent per query, drawn from the oracle's own seeded stream.
 
-The numerical work is done by the jitted kernels in ``theorylab.zeroth._kernels`` (codes
-``kind_code`` / ``params``), which the estimators also call directly.
+Values and gradients at given points are vectorised numpy (``_np_values`` / ``_np_gradients``); the
+jitted kernels in ``theorylab.zeroth._kernels`` (codes ``kind_code`` / ``params``) evaluate the same
+formulas inside the estimators' loops (tests/test_dap.py checks that both agree).
 """
 
 from __future__ import annotations
@@ -57,6 +58,55 @@ def _real_or_nan(name, value) -> float:
     if isinstance(value, float) and np.isnan(value):
         return float("nan")
     return check_real(name, value)
+
+
+def _np_values(kind: str, d: int, p: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """f on the rows of X (m, d), vectorised numpy (the same formulas as _kernels.f_value)."""
+    if kind == "quadratic":
+        c, A = p[:d], p[d:].reshape(d, d)
+        R = X - c
+        return 0.5 * np.einsum("...i,...i->...", R, R @ A.T)
+    if kind == "diag_quadratic":
+        return 0.5 * np.sum(p[d:] * (X - p[:d]) ** 2, axis=-1)
+    if kind == "product":
+        return np.prod(X, axis=-1)
+    if kind == "rosenbrock":
+        a, b = p
+        return np.sum(b * (X[..., 1:] - X[..., :-1] ** 2) ** 2 + (a - X[..., :-1]) ** 2, axis=-1)
+    if kind == "logistic":
+        n, lam = int(p[0]), p[1]
+        Z = p[2:].reshape(n, d)
+        return np.mean(np.logaddexp(0.0, -(X @ Z.T)), axis=-1) + 0.5 * lam * np.sum(X**2, -1)
+    q, h = p[0], p[1:]
+    X2 = X**2
+    return np.sum(0.5 * h * X2 + 0.25 * q * X2**2, axis=-1)
+
+
+def _np_gradients(kind: str, d: int, p: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """grad f on the rows of X (m, d), vectorised numpy (the same formulas as _kernels.f_grad)."""
+    if kind == "quadratic":
+        return (X - p[:d]) @ p[d:].reshape(d, d).T
+    if kind == "diag_quadratic":
+        return p[d:] * (X - p[:d])
+    if kind == "product":
+        ones = np.ones(X.shape[:-1] + (1,))
+        before = np.concatenate([ones, np.cumprod(X[..., :-1], axis=-1)], axis=-1)
+        after = np.concatenate([np.cumprod(X[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+        return before * after               # prod_{j != i} x_j, exact with zeros
+    if kind == "rosenbrock":
+        a, b = p
+        u = X[..., 1:] - X[..., :-1] ** 2
+        G = np.zeros_like(X)
+        G[..., :-1] += -4 * b * X[..., :-1] * u - 2 * (a - X[..., :-1])
+        G[..., 1:] += 2 * b * u
+        return G
+    if kind == "logistic":
+        n, lam = int(p[0]), p[1]
+        Z = p[2:].reshape(n, d)
+        W = -0.5 * (1 - np.tanh(0.5 * (X @ Z.T)))     # d/dm log(1 + exp(-m)) = -1/(1 + exp(m))
+        return W @ Z / n + lam * X
+    q, h = p[0], p[1:]
+    return h * X + q * X**3
 
 
 class Oracle:
@@ -127,11 +177,16 @@ class Oracle:
     def reset_queries(self) -> None:
         self.queries = 0
 
+    def _values(self, X):
+        check_budget("the values", X.shape[0] * self.cost_per_query, max_elements=10**9, unit="operations")
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _np_values(self.kind, self.d, self.params, X)
+
     # -------------------------------------------------------------- oracle
     def value(self, x):
         """f at ``x`` (shape (d,): a float; shape (m, d): m values), plus the value noise; counted."""
         X, single = self._points(x)
-        v = K.f_values(self.kind_code, self.params, X)
+        v = self._values(X)
         if self.noise == "bounded":
             v = v + self.noise_level * self._rng.uniform(-1.0, 1.0, size=v.shape)
         elif self.noise == "gaussian":
@@ -144,13 +199,15 @@ class Oracle:
     def exact_value(self, x):
         """f at ``x`` without noise and without counting (for measuring suboptimality)."""
         X, single = self._points(x)
-        v = K.f_values(self.kind_code, self.params, X)
+        v = self._values(X)
         return float(v[0]) if single else v
 
     def gradient(self, x):
         """The exact gradient at ``x`` (shape (d,) or (m, d)); not counted as a query."""
         X, single = self._points(x)
-        g = K.f_grads(self.kind_code, self.params, X)
+        check_budget("the gradients", X.shape[0] * self.cost_per_query, max_elements=10**9, unit="operations")
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = _np_gradients(self.kind, self.d, self.params, X)
         return g[0] if single else g
 
     def hessian(self, x):
