@@ -89,10 +89,10 @@ def _direction_for(law, oracle: Oracle, x, a):
     return _unit_direction(a, oracle.d)
 
 
-def _check_common(oracle, x, law, b, delta, scheme):
+def _check_common(oracle, x, law, b, delta, scheme, x_name="x"):
     if not isinstance(oracle, Oracle):
         raise TypeError(f"oracle must be a theorylab.zeroth.oracles.Oracle; got {type(oracle).__name__}")
-    x = check_array("x", x, shape=(oracle.d,))
+    x = check_array(x_name, x, shape=(oracle.d,))
     law = check_choice("law", law, LAWS)
     b = check_size("b", b, budget=MAX_BATCH)
     delta = check_real("delta", delta, low=0.0, low_open=True)
@@ -217,7 +217,7 @@ def zo_sgd(oracle: Oracle, x0, *, law: str = "gaussian", b: int = 1, delta: floa
     Counts n_paths * n_iter * queries_per_estimate queries.  Raises SimulationDiverged if a path leaves
     the region where f stays below 1e6 (|f(x0)| + 1) or becomes non-finite.
     """
-    x0, law, b, delta, scheme = _check_common(oracle, x0, law, b, delta, scheme)
+    x0, law, b, delta, scheme = _check_common(oracle, x0, law, b, delta, scheme, x_name="x0")
     step = check_real("step", step, low=0.0, low_open=True)
     n_iter = check_size("n_iter", n_iter, low=0)
     n_paths = check_size("n_paths", n_paths)
