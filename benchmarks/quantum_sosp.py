@@ -14,7 +14,7 @@ from theorylab.zeroth import saddle as S
 
 
 def _bench(oracle, quick):
-    n = 60 if quick else 300
+    n = 30 if quick else 300
     nu = S.critical_noise(0.5, oracle=oracle)
     kw = dict(oracle=oracle, nu=nu, n_runs=n, max_iter=1000)
     S.run_pgd(noise="adversarial", **{**kw, "n_runs": 2}, seed=0)          # compile outside the timing
@@ -27,11 +27,11 @@ def _bench(oracle, quick):
 
 @benchmark("quantum_sosp", "pgd_value_oracle")
 def bench_pgd_value(*, quick=False):
-    """300 runs (quick: 60), zeroth-order oracle: 2d = 20 function values per step."""
+    """300 runs (quick: 30), zeroth-order oracle: 2d = 20 function values per step."""
     return _bench("value", quick)
 
 
 @benchmark("quantum_sosp", "pgd_gradient_oracle")
 def bench_pgd_gradient(*, quick=False):
-    """300 runs (quick: 60), first-order oracle: one gradient per step."""
+    """300 runs (quick: 30), first-order oracle: one gradient per step."""
     return _bench("gradient", quick)

@@ -41,7 +41,7 @@ dotted lines are the abstract's levels with constant 1. The cell redraws under s
 def show(n_runs=40 if CI else 500, n_levels=4 if CI else 12):
     fig, table = fig_escape_vs_noise(n_runs=n_runs, n_levels=n_levels, seed=1)
     plt.show()
-    return table[["oracle", "noise", "nu", "sosp", "escaped", "predicted"]]"""),
+    return table[["oracle", "noise", "nu", "sosp", "escaped", "predicted_adversarial"]]"""),
         explore_cell("show(n_runs, n_levels)", {
             "n_runs": (40, "IntSlider(value=200, min=20, max=2000, step=20)"),
             "n_levels": (4, "IntSlider(value=8, min=3, max=25)")}),
