@@ -48,6 +48,94 @@ INFO_ITERATIONS, INFO_PERTURBATIONS, INFO_TERMINATED, INFO_QUERIES, INFO_DIVERGE
 
 
 @njit(cache=True)
+def _phi(hi, q, u):
+    """One coordinate's part phi_i(u) = hv_i u^2/2 + q u^4/4 of f."""
+    u2 = u * u
+    return 0.5 * hi * u2 + 0.25 * q * u2 * u2
+
+
+@njit(cache=True)
+def _value(hv, q, x, oracle, noise, num, state):
+    """f~(x): one value query (the exact f for the gradient oracle, whose noise acts on gradients only)."""
+    fx = 0.0
+    sneg = 0.0
+    for i in range(x.size):
+        p = _phi(hv[i], q, x[i])
+        fx += p
+        if hv[i] < 0.0:
+            sneg += p
+    if oracle == ORACLE_VALUE:
+        if noise == NOISE_ADVERSARIAL:
+            fx += min(max(-sneg, 0.0), num)
+        elif noise == NOISE_RANDOM:
+            fx += num * (2.0 * uniform(state) - 1.0)
+    return fx
+
+
+@njit(cache=True)
+def _ball(z, radius, state):
+    """z <- a uniform draw from the ball B(0, radius) (direction from normals, radius U^(1/d))."""
+    d = z.size
+    nz = 0.0
+    for i in range(d):
+        z[i] = normal(state)
+        nz += z[i] * z[i]
+    c = radius * uniform(state) ** (1.0 / d) / np.sqrt(nz)
+    for i in range(d):
+        z[i] *= c
+
+
+@njit(cache=True)
+def _gradient(hv, q, oracle, noise, num, h, x, g, z, state):
+    """g <- g~(x); returns the number of oracle queries (1 gradient, or 2d function values)."""
+    d = x.size
+    if oracle == ORACLE_GRADIENT:
+        sneg = 0.0
+        for i in range(d):
+            g[i] = hv[i] * x[i] + q * x[i] * x[i] * x[i]
+            if hv[i] < 0.0:
+                sneg += g[i] * g[i]
+        if noise == NOISE_ADVERSARIAL and sneg > 0.0:
+            c = num / np.sqrt(sneg)
+            if c > 1.0:
+                c = 1.0
+            for i in range(d):
+                if hv[i] < 0.0:
+                    g[i] -= c * g[i]
+        elif noise == NOISE_RANDOM and num > 0.0:
+            _ball(z, num, state)
+            for i in range(d):
+                g[i] += z[i]
+        return 1
+    S = 0.0
+    sneg = 0.0
+    for i in range(d):
+        p = _phi(hv[i], q, x[i])
+        S += p
+        if hv[i] < 0.0:
+            sneg += p
+    for i in range(d):
+        p0 = _phi(hv[i], q, x[i])
+        pu = _phi(hv[i], q, x[i] + h)
+        pd = _phi(hv[i], q, x[i] - h)
+        fu = S - p0 + pu
+        fd = S - p0 + pd
+        if noise == NOISE_ADVERSARIAL:
+            su = sneg
+            sd = sneg
+            if hv[i] < 0.0:
+                su = sneg - p0 + pu
+                sd = sneg - p0 + pd
+            fu += min(max(-su, 0.0), num)
+            fd += min(max(-sd, 0.0), num)
+        elif noise == NOISE_RANDOM:
+            fu += num * (2.0 * uniform(state) - 1.0)
+            fd += num * (2.0 * uniform(state) - 1.0)
+        g[i] = (fu - fd) / (2.0 * h)
+    return 2 * d
+
+
+@njit(cache=True)
 def pgd_runs(hv, q, oracle, noise, nu, fd_h, x0, eta, r, g_thres, t_thres, f_thres, max_iter, bound, seeds,
              x_out, info):
     """``seeds.size`` independent PGD runs from ``x0``; run m uses noise level ``nu[m]`` and finite-difference
@@ -65,6 +153,7 @@ def pgd_runs(hv, q, oracle, noise, nu, fd_h, x0, eta, r, g_thres, t_thres, f_thr
         xt[:] = x0
         num = nu[m]
         h = fd_h[m]
+        value_queries = 1 if oracle == ORACLE_VALUE else 0
         t_noise = -t_thres - 1
         f_tilde = 0.0
         queries = 0
@@ -73,119 +162,27 @@ def pgd_runs(hv, q, oracle, noise, nu, fd_h, x0, eta, r, g_thres, t_thres, f_thr
         diverged = 0
         t = 0
         while t < max_iter:
-            perturbed_now = False
-            for rep in range(2):               # gradient at x_t, again after a perturbation
-                # ---- g~(x_t)
-                if oracle == ORACLE_GRADIENT:
-                    sneg = 0.0
-                    for i in range(d):
-                        g[i] = hv[i] * x[i] + q * x[i] * x[i] * x[i]
-                        if hv[i] < 0.0:
-                            sneg += g[i] * g[i]
-                    if noise == NOISE_ADVERSARIAL and sneg > 0.0:
-                        c = num / np.sqrt(sneg)
-                        if c > 1.0:
-                            c = 1.0
-                        for i in range(d):
-                            if hv[i] < 0.0:
-                                g[i] -= c * g[i]
-                    elif noise == NOISE_RANDOM and num > 0.0:
-                        nz = 0.0
-                        for i in range(d):
-                            z[i] = normal(state)
-                            nz += z[i] * z[i]
-                        c = num * uniform(state) ** (1.0 / d) / np.sqrt(nz)
-                        for i in range(d):
-                            g[i] += c * z[i]
-                    queries += 1
-                else:
-                    S = 0.0
-                    sneg = 0.0
-                    for i in range(d):
-                        u2 = x[i] * x[i]
-                        p = 0.5 * hv[i] * u2 + 0.25 * q * u2 * u2
-                        S += p
-                        if hv[i] < 0.0:
-                            sneg += p
-                    for i in range(d):
-                        u2 = x[i] * x[i]
-                        p0 = 0.5 * hv[i] * u2 + 0.25 * q * u2 * u2
-                        up = x[i] + h
-                        dn = x[i] - h
-                        pu = 0.5 * hv[i] * up * up + 0.25 * q * up * up * up * up
-                        pd = 0.5 * hv[i] * dn * dn + 0.25 * q * dn * dn * dn * dn
-                        fu = S - p0 + pu
-                        fd = S - p0 + pd
-                        if noise == NOISE_ADVERSARIAL:
-                            su = sneg
-                            sd = sneg
-                            if hv[i] < 0.0:
-                                su = sneg - p0 + pu
-                                sd = sneg - p0 + pd
-                            fu += min(max(-su, 0.0), num)
-                            fd += min(max(-sd, 0.0), num)
-                        elif noise == NOISE_RANDOM:
-                            fu += num * (2.0 * uniform(state) - 1.0)
-                            fd += num * (2.0 * uniform(state) - 1.0)
-                        g[i] = (fu - fd) / (2.0 * h)
-                    queries += 2 * d
-                if rep == 1 or perturbed_now:
-                    break
-                # ---- perturbation condition
-                gn = 0.0
+            queries += _gradient(hv, q, oracle, noise, num, h, x, g, z, state)
+            gn = 0.0
+            for i in range(d):
+                gn += g[i] * g[i]
+            if np.sqrt(gn) <= g_thres and t - t_noise > t_thres:          # perturb
+                xt[:] = x
+                t_noise = t
+                f_tilde = _value(hv, q, x, oracle, noise, num, state)
+                queries += value_queries
+                _ball(z, r, state)
                 for i in range(d):
-                    gn += g[i] * g[i]
-                if np.sqrt(gn) <= g_thres and t - t_noise > t_thres:
-                    xt[:] = x
-                    t_noise = t
-                    # f~(x~): one value query (exact f for the gradient oracle)
-                    f_tilde = 0.0
-                    sneg = 0.0
-                    for i in range(d):
-                        u2 = x[i] * x[i]
-                        p = 0.5 * hv[i] * u2 + 0.25 * q * u2 * u2
-                        f_tilde += p
-                        if hv[i] < 0.0:
-                            sneg += p
-                    if oracle == ORACLE_VALUE:
-                        if noise == NOISE_ADVERSARIAL:
-                            f_tilde += min(max(-sneg, 0.0), num)
-                        elif noise == NOISE_RANDOM:
-                            f_tilde += num * (2.0 * uniform(state) - 1.0)
-                        queries += 1
-                    # xi ~ Uniform(B(0, r))
-                    nz = 0.0
-                    for i in range(d):
-                        z[i] = normal(state)
-                        nz += z[i] * z[i]
-                    c = r * uniform(state) ** (1.0 / d) / np.sqrt(nz)
-                    for i in range(d):
-                        x[i] += c * z[i]
-                    n_pert += 1
-                    perturbed_now = True
-                else:
-                    break
-            # ---- termination test, t_thres steps after the last perturbation
-            if t - t_noise == t_thres:
-                fx = 0.0
-                sneg = 0.0
-                for i in range(d):
-                    u2 = x[i] * x[i]
-                    p = 0.5 * hv[i] * u2 + 0.25 * q * u2 * u2
-                    fx += p
-                    if hv[i] < 0.0:
-                        sneg += p
-                if oracle == ORACLE_VALUE:
-                    if noise == NOISE_ADVERSARIAL:
-                        fx += min(max(-sneg, 0.0), num)
-                    elif noise == NOISE_RANDOM:
-                        fx += num * (2.0 * uniform(state) - 1.0)
-                    queries += 1
+                    x[i] += z[i]
+                n_pert += 1
+                queries += _gradient(hv, q, oracle, noise, num, h, x, g, z, state)
+            if t - t_noise == t_thres:                                     # decrease test
+                fx = _value(hv, q, x, oracle, noise, num, state)
+                queries += value_queries
                 if fx - f_tilde > -f_thres:
                     terminated = 1
                     break
-            # ---- gradient step
-            big = 0.0
+            big = 0.0                                                      # gradient step
             for i in range(d):
                 x[i] -= eta * g[i]
                 if abs(x[i]) > big:
