@@ -53,10 +53,10 @@ def _n_params(kind: str, d: int, params: np.ndarray) -> int:
     return 1 + d
 
 
-def _real_or_nan(name, value) -> float:
-    """A known constant (a finite real) or NaN for 'unknown'."""
-    if isinstance(value, float) and np.isnan(value):
-        return float("nan")
+def _real_or_none(name, value):
+    """A known constant (a finite real) or None for 'unknown'."""
+    if value is None:
+        return None
     return check_real(name, value)
 
 
@@ -115,7 +115,8 @@ class Oracle:
     Parameters: ``kind`` (one of :data:`KINDS`), dimension ``d``, the flat parameter vector
     ``params`` (layout in ``_kernels.f_value``), ``noise`` (one of :data:`NOISES`) with
     ``noise_level >= 0``, ``seed`` of the noise stream; optionally the known minimum value
-    ``f_star``, a minimiser ``x_star`` and the smoothness / strong-convexity constants ``L``, ``mu``.
+    ``f_star``, a minimiser ``x_star`` and the smoothness / strong-convexity constants ``L``, ``mu``
+    (None where unknown).
 
     Attributes: ``queries`` counts the function values returned by :meth:`value` (points, not
     calls); ``reset_queries()`` sets it to 0.  ``kind_code``, ``params``, ``noise_code`` feed the
@@ -123,7 +124,7 @@ class Oracle:
     """
 
     def __init__(self, kind: str, d: int, params, *, noise: str = "none", noise_level: float = 0.0, seed=0,
-                 f_star: float = float("nan"), x_star=None, L: float = float("nan"), mu: float = float("nan")):
+                 f_star: float | None = None, x_star=None, L: float | None = None, mu: float | None = None):
         self.kind = check_choice("kind", kind, KINDS)
         self.d = check_size("d", d, low=2 if kind == "rosenbrock" else 1, budget=MAX_DIM)
         p = check_array("params", params, ndim=1)
@@ -140,10 +141,10 @@ class Oracle:
         self.noise_level = check_real("noise_level", noise_level, low=0.0)
         self.seed = seed
         self._rng = as_generator(seed)
-        self.f_star = _real_or_nan("f_star", f_star)
+        self.f_star = _real_or_none("f_star", f_star)
         self.x_star = None if x_star is None else check_array("x_star", x_star, shape=(self.d,))
-        self.L = _real_or_nan("L", L)
-        self.mu = _real_or_nan("mu", mu)
+        self.L = _real_or_none("L", L)
+        self.mu = _real_or_none("mu", mu)
         self.queries = 0
 
     @property
@@ -327,7 +328,7 @@ def quadratic(spectrum, *, center=None, rotate: bool = False, noise: str = "none
     else:
         A = np.diag(lam)
     return Oracle("quadratic", d, np.concatenate([c, A.ravel()]), noise=noise, noise_level=noise_level, seed=seed,
-                  f_star=0.0 if lam.min() >= 0 else float("nan"), x_star=c, L=float(lam.max()), mu=float(lam.min()))
+                  f_star=0.0 if lam.min() >= 0 else None, x_star=c, L=float(lam.max()), mu=float(lam.min()))
 
 
 def diagonal_quadratic(spectrum, *, center=None, noise: str = "none", noise_level: float = 0.0,
@@ -342,7 +343,7 @@ def diagonal_quadratic(spectrum, *, center=None, noise: str = "none", noise_leve
     d = check_size("spectrum (its length d)", lam.size, budget=MAX_DIM)
     c = np.zeros(d) if center is None else check_array("center", center, shape=(d,))
     return Oracle("diag_quadratic", d, np.concatenate([c, lam]), noise=noise, noise_level=noise_level, seed=seed,
-                  f_star=0.0 if lam.min() >= 0 else float("nan"), x_star=c, L=float(lam.max()), mu=float(lam.min()))
+                  f_star=0.0 if lam.min() >= 0 else None, x_star=c, L=float(lam.max()), mu=float(lam.min()))
 
 
 def product(d: int = 16, *, noise: str = "none", noise_level: float = 0.0, seed=0) -> Oracle:
