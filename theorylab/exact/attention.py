@@ -97,8 +97,8 @@ def score_gap(q, X):
 
 # --------------------------------------------------------------------------- the full-rank head
 
-def _beta(beta):
-    return check_real("beta", beta, low=0.0, high=MAX_BETA)
+def _beta(beta, name="beta"):
+    return check_real(name, beta, low=0.0, high=MAX_BETA)
 
 
 def full_rank_head(q, X, beta):
@@ -159,7 +159,7 @@ def beta_for_error(eps, N, delta):
 
 def log_error_slope(q, X, beta1, beta2):
     """(log err(beta2) - log err(beta1)) / (beta2 - beta1) per instance: tends to -Delta as beta -> inf."""
-    beta1, beta2 = _beta(beta1), _beta(beta2)
+    beta1, beta2 = _beta(beta1, "beta1"), _beta(beta2, "beta2")
     if not beta2 > beta1:
         raise ValueError(f"beta2 must be > beta1; got beta1={beta1!r}, beta2={beta2!r}")
     e1, e2 = full_rank_error(q, X, beta1), full_rank_error(q, X, beta2)
@@ -241,6 +241,9 @@ def attention_loss_grad_numpy(q, X, Y, Q, K, V):
 
 def pack_heads(Q, K, V):
     """Flatten (Q, K, V) into one parameter vector (the optimiser's variable)."""
+    Q = check_array("Q", Q, ndim=3)
+    K = check_array("K", K, shape=Q.shape)
+    V = check_array("V", V, shape=(Q.shape[0], Q.shape[1], Q.shape[1]))
     return np.concatenate([np.ravel(Q), np.ravel(K), np.ravel(V)])
 
 
@@ -274,6 +277,8 @@ def fit_low_rank(d: int = 4, N: int = 2, H: int = 1, r: int = 1, *, n_train: int
     restarts = check_size("restarts", restarts, budget=1000)
     maxiter = check_size("maxiter", maxiter, budget=10**5)
     init_scale = check_real("init_scale", init_scale, low=0.0, high=1e3, low_open=True)
+    if not isinstance(return_model, (bool, np.bool_)):
+        raise TypeError(f"return_model must be True or False; got {return_model!r}"[:200])
     check_budget("the fitting work", n_train * N * H * d * max(r, d) * restarts * maxiter,
                  max_elements=10**12, n_train=n_train, H=H, restarts=restarts, maxiter=maxiter)
     s_train, s_test, s_init = spawn_seeds(seed, 3)
