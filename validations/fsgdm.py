@@ -104,17 +104,18 @@ def _ratio_cube(df):
     return w.to_numpy()
 
 
-TF_SCALES = {"ci": dict(n=2**20, n_runs=8, seglen=8192), "full": dict(n=2**20, n_runs=48, seglen=8192)}
+TF_SCALES = {"ci": dict(stages=(10, 300), n=2**20, n_runs=16, seglen=8192),
+             "full": dict(stages=STAGES, n=2**20, n_runs=48, seglen=8192)}
 
 
 @claim(PAPER, "transfer_periodogram", stream="periodogram",
        citation="[derived] |H(e^{iw})|^2 = v^2/(1 - 2u cos w + u^2) (spec, filter algebra [I]; check 2)",
-       statement="white N(0,1) noise through one FSGDM stage (stages 1, 10, 50, 300: u = 0.09 .. 0.968, v = 1): the "
+       statement="white N(0,1) noise through one FSGDM stage (full: stages 1, 10, 50, 300, u = 0.09 .. 0.968; ci: 10, 300; v = 1): the "
                  "Hann-windowed periodogram averaged over runs and over each of 64 bands of (0, pi) matches the "
                  "band mean of |H|^2: max over bands and stages of |P/|H|^2 - 1| <= 0.03 (bootstrap over runs)",
        scales=TF_SCALES)
-def transfer_periodogram(*, n, n_runs, seglen, seed):
-    df = band_sweep(STAGES, n, n_runs, seglen, seed)
+def transfer_periodogram(*, stages, n, n_runs, seglen, seed):
+    df = band_sweep(tuple(stages), n, n_runs, seglen, seed)
     R = _ratio_cube(df)
     q, lo, hi = bootstrap_ci(lambda r: float(np.max(np.abs(r.mean(0) - 1))), R, seed=seed)
     tab = df.groupby(["stage", "band"]).agg(u=("u", "first"), omega=("omega", "first"), power=("power", "mean"),
@@ -199,10 +200,10 @@ def lowpass_beats_highpass(*, n_runs, sigma, n_stages, seed):
 @figure(PAPER, "filter_and_schedule",
         caption="FSGDM: the stage schedule u_t (Sigma = 117000, N = 300, c = 0.033) and |H(w)| of several stages, "
                 "with the measured band periodograms of filtered white noise",
-        scales={"ci": dict(n=2**15, n_runs=2, seglen=4096), "full": TF_SCALES["full"]})
-def fig_filter(*, n, n_runs, seglen, seed):
+        scales={"ci": dict(stages=STAGES, n=2**15, n_runs=2, seglen=4096), "full": TF_SCALES["full"]})
+def fig_filter(*, stages, n, n_runs, seglen, seed):
     u = F.stage_schedule(SIGMA, N_STAGES, C)
-    df = band_sweep(STAGES, n, n_runs, seglen, seed)
+    df = band_sweep(tuple(stages), n, n_runs, seglen, seed)
     fig, ax = subplots(1, 2, width=9.0)
     ax[0, 0].plot(np.arange(1, SIGMA + 1), u, lw=1)
     ax[0, 0].set_xlabel("step t")

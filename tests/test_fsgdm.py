@@ -1,0 +1,156 @@
+"""theorylab.stochastic.fsgdm: kernels against their Python bodies, reproducibility (also on one vs several
+threads), the exact schedule and filter algebra (sympy), the numpy reference, a broken variant the checks catch,
+and bad input."""
+
+import numpy as np
+import pytest
+
+from theorylab.core import spawn_seeds
+from theorylab.stochastic import _kernels_fsgdm as K
+from theorylab.stochastic import fsgdm as F
+
+LAM = np.geomspace(1e-3, 1.0, 10)
+
+
+def test_kernels_match_their_python_bodies():
+    seeds = spawn_seeds(1, 3)
+    a, b = np.empty((3, 50)), np.empty((3, 50))
+    K.filter_noise(0.7, 1.3, 5, seeds, a)
+    K.filter_noise.py_func(0.7, 1.3, 5, seeds, b)
+    np.testing.assert_allclose(a, b, rtol=1e-13)
+    for mode, uf in ((K.MODE_FSGDM, 0.0), (K.MODE_MATCHED, -0.3)):
+        cj, cp = np.empty((3, 5)), np.empty((3, 5))
+        args = (LAM, np.ones(10), 0.02, 0.1, 5e-4, 40, 10, 1.32, 1.0, mode, uf, seeds)
+        K.momentum_quadratic(*args, cj)
+        K.momentum_quadratic.py_func(*args, cp)
+        np.testing.assert_allclose(cj, cp, rtol=1e-12)
+    u1, u2 = np.empty(100), np.empty(100)
+    K.u_schedule(100, 7, 3.3, u1)
+    K.u_schedule.py_func(100, 7, 3.3, u2)
+    np.testing.assert_array_equal(u1, u2)
+
+
+def test_same_seed_same_numbers_and_threads():
+    import numba
+
+    kw = dict(sigma=3000, n_stages=10, n_runs=40, seed=5)
+    lam = np.geomspace(1e-3, 1, 100)
+    a = F.run_momentum_quadratic(lam, np.ones(100), **kw)           # 1.2e7 element-steps: threaded
+    b = F.run_momentum_quadratic(lam, np.ones(100), parallel=False, **kw)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        c = F.run_momentum_quadratic(lam, np.ones(100), **kw)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+    np.testing.assert_array_equal(F.filtered_noise(0.5, n=64, n_runs=3, seed=2),
+                                  F.filtered_noise(0.5, n=64, n_runs=3, seed=2))
+    # run r does not depend on how many runs are computed with it
+    np.testing.assert_array_equal(F.filtered_noise(0.5, n=64, n_runs=5, seed=2)[:3],
+                                  F.filtered_noise(0.5, n=64, n_runs=3, seed=2))
+
+
+def test_schedule_exact_structure():
+    u = F.stage_schedule()
+    ref, u_k, lengths = F.stage_schedule_reference()
+    np.testing.assert_array_equal(u, ref)
+    assert u_k.size == 301 and lengths[0] == 389 and lengths[-1] == 1 and np.all(lengths[1:-1] == 390)
+    assert u[0] == 0.0 and u[389] == pytest.approx(390 / (390 + 3861))
+    assert u[-1] == pytest.approx(1 / 1.033)
+
+
+def test_sympy_transfer_and_dc_gain():
+    import sympy as sp
+
+    expr, (u, v, w) = F.transfer_power_sympy()
+    assert sp.simplify(expr - v**2 / (1 - 2 * u * sp.cos(w) + u**2)) == 0
+    assert F.dc_gain(0.5, 2.0) == pytest.approx(4.0)
+    assert F.transfer_power([0.0, np.pi], 0.5, 2.0) == pytest.approx([16.0, 4 / 2.25])
+    a, b = F.dc_gain_exact(10, 390, 3861, 1)
+    assert a == b and a == sp.Rational(3900 + 3861, 3861)
+
+
+def test_periodogram_against_scipy_welch():
+    from scipy.signal import welch
+
+    x = F.filtered_noise(0.8, n=2**16, n_runs=1, seed=3)
+    c, bp, om = F.band_periodogram(x, seglen=1024, n_bands=8)
+    f, P = welch(x[0], fs=2 * np.pi, window=np.hanning(1024), nperseg=1024, noverlap=0, scaling="density", detrend=False)
+    # scipy's one-sided density in rad^-1 is 2 P_ours / (2 pi) away from DC and Nyquist
+    k = np.arange(1, 512)
+    edges = np.linspace(0, k.size, 9).astype(int)
+    ref = np.array([P[k[edges[j]:edges[j + 1]]].mean() for j in range(8)]) * np.pi
+    np.testing.assert_allclose(bp[0], ref, rtol=1e-10)
+    H = np.array([F.transfer_power(o, 0.8).mean() for o in om])
+    assert np.all(np.abs(bp[0] / H - 1) < 0.15)
+
+
+def test_numpy_reference_agrees_in_distribution():
+    kw = dict(sigma=600, n_stages=6, n_runs=200, lr=0.05, noise=0.3)
+    for method in ("fsgdm", "matched"):
+        a = F.run_momentum_quadratic(LAM, np.ones(10), method=method, seed=1, **kw)[:, -1]
+        b = F.run_momentum_quadratic_numpy(LAM, np.ones(10), method=method, seed=2, **kw)[:, -1]
+        se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        assert abs(a.mean() - b.mean()) < 4.5 * se, (method, a.mean(), b.mean(), se)
+    # noiseless: deterministic, so both implementations agree to rounding
+    a = F.run_momentum_quadratic(LAM, np.ones(10), sigma=600, n_stages=6, noise=0.0, n_runs=1)
+    b = F.run_momentum_quadratic_numpy(LAM, np.ones(10), sigma=600, n_stages=6, noise=0.0, n_runs=1)
+    np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_mutation_wrong_sign_in_transfer_is_caught(monkeypatch):
+    """Broken variant: |H|^2 = v^2/(1 + 2u cos w + u^2) (the sign of the pole flipped).  The ci periodogram
+    claim must say "not reproduced"."""
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+    import theorylab.validations.fsgdm as V
+
+    intact = F.transfer_power
+    monkeypatch.setattr(F, "transfer_power", lambda omega, u, v=1.0: intact(np.pi - np.asarray(omega), u, v))
+    V.band_sweep.cache_clear()
+    try:
+        r = run_claim(REGISTRY.claims["fsgdm:transfer_periodogram"], "ci", seed=0,
+                      overrides={"n": 2**15, "n_runs": 4, "seglen": 4096})
+        assert r.verdict == "not reproduced", r.measured
+    finally:
+        V.band_sweep.cache_clear()
+
+
+def test_divergence_is_reported():
+    from theorylab.core.validate import SimulationDiverged
+
+    with pytest.raises(SimulationDiverged, match="lr"):
+        F.run_momentum_quadratic(np.ones(4), np.ones(4), lr=50.0, sigma=2000, n_stages=4, n_runs=1)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(lr=0.0), "lr"), (dict(lr=np.nan), "lr"), (dict(noise=-1.0), "noise"), (dict(method="adam"), "method"),
+    (dict(u_fixed=1.0), "u_fixed"), (dict(n_runs=0), "n_runs"), (dict(sigma=0), "sigma"),
+    (dict(n_stages=0), "n_stages"), (dict(c=0.0), "c"), (dict(v=-1.0), "v"),
+    (dict(theta0=np.ones(3)), "theta0"), (dict(theta0=np.full(10, np.inf)), "theta0"),
+    (dict(lam=-LAM), "lam"), (dict(lam=np.array([])), "lam"), (dict(n_runs=10**7, sigma=10**6), "n_runs"),
+])
+def test_bad_input_names_the_argument(kwargs, name):
+    args = dict(lam=LAM, theta0=np.ones(10), sigma=100, n_stages=2)
+    args.update(kwargs)
+    lam, theta0 = args.pop("lam"), args.pop("theta0")
+    for fn in (F.run_momentum_quadratic, F.run_momentum_quadratic_numpy):
+        with pytest.raises((ValueError, TypeError), match=name):
+            fn(lam, theta0, **args)
+
+
+def test_bad_input_filters():
+    with pytest.raises(ValueError, match="u"):
+        F.transfer_power([0.0], 1.0)
+    with pytest.raises(ValueError, match="v"):
+        F.dc_gain(0.5, 0.0)
+    with pytest.raises(ValueError, match="n_runs"):
+        F.filtered_noise(0.5, n_runs=0)
+    with pytest.raises(ValueError, match="omega"):
+        F.transfer_power([np.nan], 0.5)
+    with pytest.raises(ValueError, match="seglen"):
+        F.band_periodogram(np.ones((2, 100)), seglen=200)
+    with pytest.raises(ValueError, match="n_stages"):
+        F.stage_schedule(100, 200)
