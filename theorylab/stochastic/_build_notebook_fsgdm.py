@@ -25,7 +25,7 @@ print("schedule equal to the stage construction:", np.array_equal(u, ref), "| di
 print("sympy |H|^2 =", F.transfer_power_sympy()[0])"""),
         ("md", "## Periodogram of filtered white noise against $|H|^2$"),
         ("code", """def spectrum(u=0.9, v=1.0):
-    x = F.filtered_noise(u, v, n=2**15 if CI else 2**20, n_runs=4, seed=1)
+    x = F.filtered_noise(u, v, n=2**14 if CI else 2**20, n_runs=4, seed=1)
     c, bp, om = F.band_periodogram(x, seglen=4096, n_bands=64)
     H = np.array([F.transfer_power(o, u, v).mean() for o in om])
     fig, ax = plt.subplots(figsize=(5.2, 3.6))
@@ -42,12 +42,12 @@ The high-pass variant uses a fixed $u<0$ and $v_t = v(1-u)/(1-u_t)$, so its DC g
 FSGDM's at every step (errata)."""),
         ("code", """lam = np.geomspace(1e-3, 1, 100)
 runs = 4 if CI else 64
-kw = dict(lr=0.02, noise=0.1, sigma=2340 if CI else 11700, n_stages=6 if CI else 30, n_runs=runs, seed=2)
+kw = dict(lr=0.02, noise=0.1, sigma=1170 if CI else 11700, n_stages=3 if CI else 30, n_runs=runs, seed=2)
 a = F.run_momentum_quadratic(lam, np.ones(100), method="fsgdm", **kw)
 b = F.run_momentum_quadratic(lam, np.ones(100), method="matched", u_fixed=-0.3, **kw)
 print("final loss FSGDM:", a[:, -1].mean(), " high-pass (matched DC):", b[:, -1].mean())"""),
         ("code", """from theorylab.validations.fsgdm import fig_filter
-fig, table = fig_filter(stages=(1, 300), n=2**15 if CI else 2**20, n_runs=2, seglen=4096, seed=1)
+fig, table = fig_filter(stages=(1, 300), n=2**13 if CI else 2**20, n_runs=2, seglen=2048 if CI else 4096, seed=1)
 table.head()"""),
     ]
 

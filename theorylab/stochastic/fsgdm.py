@@ -97,8 +97,7 @@ def transfer_power_sympy():
     u, v, w = sp.symbols("u v omega", real=True)
     z = sp.exp(sp.I * w)
     H = v / (1 - u / z)
-    p = sp.simplify(sp.expand_complex(H * sp.conjugate(H)))
-    return sp.simplify(sp.trigsimp(p)), (u, v, w)
+    return sp.simplify(sp.expand_complex(H * sp.conjugate(H))), (u, v, w)
 
 
 def dc_gain(u: float, v: float = 1.0) -> float:
