@@ -106,13 +106,23 @@ def dc_gain(u: float, v: float = 1.0) -> float:
     return v / (1.0 - u)
 
 
+def _rational(name, value):
+    """A positive exact rational from an int, Fraction or finite float (refusing anything else)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, Fraction, float, np.floating)):
+        raise TypeError(f"{name} must be a positive int, Fraction or float; got {value!r}"[:200])
+    if isinstance(value, (float, np.floating)):
+        check_real(name, value, low=0.0, low_open=True, high=1e12)
+    q = Fraction(value)
+    if q <= 0 or q > 10**12:
+        raise ValueError(f"{name} must be a rational in (0, 1e12]; got {value!r}")
+    return q
+
+
 def dc_gain_exact(k: int, delta: int, mu, v=1):
     """Exact rationals (H(1) = v/(1 - u_k), v (s + mu)/mu) at stage k, s = k delta [derived]; mu a Fraction."""
     k = check_int("k", k, low=0)
     delta = check_int("delta", delta, low=1)
-    mu, v = Fraction(mu), Fraction(v)
-    if mu <= 0:
-        raise ValueError(f"mu must be > 0; got {mu}")
+    mu, v = _rational("mu", mu), _rational("v", v)
     s = Fraction(k * delta)
     u = s / (s + mu)
     return v / (1 - u), v * (s + mu) / mu
