@@ -176,8 +176,9 @@ def _tail(df, method, u_fixed):
 
 
 @claim(PAPER, "lowpass_beats_highpass", stream="quadratic",
-       citation="[paper] abstract / Sec. on FSGDM: late-stage low-pass momentum with amplification is preferred; "
-                "errata: compared at matched DC gain (effective step); trend (spec check 3, type B)",
+       citation="[paper] abstract: 'high-frequency gradient components are undesired in the late stages of "
+                "training' (an empirical finding on networks); instance and matched-DC-gain comparison are ours "
+                "(spec check 3, type B, as corrected by the errata); trend",
        statement="trend: noisy quadratic (d = 100, eigenvalues log-spaced in [1e-3, 1], gradient noise 0.1, "
                  "theta_0 = 1, lr 0.02, Sigma = 11700, N = 30): FSGDM's final loss (mean of the last 5 stage "
                  "ends) is at most that of a high-pass filter u = -0.3 with the same DC gain at every step: "
