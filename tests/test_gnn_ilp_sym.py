@@ -139,3 +139,29 @@ def test_bad_input():
         I.permute_ilp(A, b, c, np.zeros(A.shape[1], int), np.arange(A.shape[0]))
     with pytest.raises(ValueError, match="limit"):
         I.enumerate_orbit_features([list(range(9))], limit=100)
+
+
+def test_kernel_matches_its_python_body_and_numpy_reference():
+    from theorylab.exact import _kernels_ilp_orbits as K
+
+    A, b, c = I.graph_colouring_ilp(((0, 1), (1, 2)), 3, 2)
+    perms = np.array(list(itertools.permutations(range(6))), dtype=np.int64)
+    mj, mp = np.zeros(len(perms), np.int64), np.zeros(len(perms), np.int64)
+    K.symmetry_mask(A, b, c, perms, mj)
+    K.symmetry_mask.py_func(A, b, c, perms, mp)
+    np.testing.assert_array_equal(mj, mp)
+    np.testing.assert_array_equal(perms[mj == 1], I.formulation_symmetries_numpy(A, b, c))
+
+
+def test_same_group_on_one_or_several_threads():
+    import numba
+
+    args = I.graph_colouring_ilp(((0, 1), (1, 2)), 3, 2)
+    threads = numba.get_num_threads()
+    a = I.formulation_symmetries(*args)
+    numba.set_num_threads(1)
+    try:
+        b = I.formulation_symmetries(*args)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(a, b)

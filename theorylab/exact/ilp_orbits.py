@@ -24,7 +24,8 @@ indices.  Read here as: every class of p >= 1 column-coupled orbits of common si
 orbit is a class of its own and contributes |O_k|!.  Orbits of size 1 contribute 1! = 1 in every formula.
 This reading is checked by enumerating the distinct vectors z the procedure can produce.
 
-No jitted kernel: every computation is a small dense linear-algebra or combinatorial loop (numpy).
+One jitted kernel (_kernels_ilp_orbits.symmetry_mask): the brute-force symmetry test over all of S_n;
+the rest is small dense linear algebra in numpy.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ import math
 import numpy as np
 
 from theorylab.core.seeding import as_generator
+from theorylab.exact import _kernels_ilp_orbits as K
 from theorylab.core.validate import check_array, check_budget, check_int, check_real
 
-__all__ = ["bin_packing_ilp", "graph_colouring_ilp", "check_ilp", "formulation_symmetries",
+__all__ = ["bin_packing_ilp", "graph_colouring_ilp", "check_ilp", "formulation_symmetries", "formulation_symmetries_numpy",
            "orbits_brute_force", "orbits_refinement", "random_gnn", "gnn_forward", "orbit_features",
            "orbit_plus_features", "coupled_classes", "enumerate_orbit_features",
            "enumerate_orbit_plus_features", "cardinalities", "permute_ilp", "constrained_lstsq_min"]
@@ -120,6 +122,18 @@ def formulation_symmetries(A, b, c):
     """All formulation symmetries pi (Definition 2) by brute force over S_n (n <= 9): an array (|G|, n) of
     permutations, pi[j] = image of j (the variable at j moves to pi[j]).  The test: c[pi] = c and the row
     multiset of [A[:, pi^-1], b] equals that of [A, b] (sigma exists iff the row multisets agree)."""
+    A, b, c = check_ilp(A, b, c)
+    n = A.shape[1]
+    if n > MAX_BRUTE_N:
+        raise ValueError(f"brute force needs n <= {MAX_BRUTE_N} variables; got n = {n} (use orbits_refinement)")
+    perms = np.array(list(itertools.permutations(range(n))), dtype=np.int64)
+    mask = np.zeros(perms.shape[0], dtype=np.int64)
+    K.symmetry_mask(A, b, c, perms, mask)
+    return perms[mask == 1]
+
+
+def formulation_symmetries_numpy(A, b, c):
+    """The numpy reference of :func:`formulation_symmetries` (lexicographically sorted row multisets)."""
     A, b, c = check_ilp(A, b, c)
     n = A.shape[1]
     if n > MAX_BRUTE_N:
