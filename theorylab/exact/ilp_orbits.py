@@ -201,15 +201,21 @@ def orbits_refinement(A, b, c, *, max_rounds=None):
     return sorted(groups.values())
 
 
+def _check_perm(name, p, n):
+    arr = np.asarray(p) if isinstance(p, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.size != n \
+            or sorted(arr.tolist()) != list(range(n)):
+        raise ValueError(f"{name} must be a permutation of range({n}) (an integer array); got {p!r:.80}")
+    return arr.astype(np.int64)
+
+
 def permute_ilp(A, b, c, pi, sigma, z=None):
     """The ILP with variables permuted by pi (variable j moves to position pi[j]) and constraints by sigma:
     A'[sigma[i], pi[j]] = A[i, j], b'[sigma[i]] = b[i], c'[pi[j]] = c[j] (and z likewise)."""
     A, b, c = check_ilp(A, b, c)
     m, n = A.shape
-    pi = np.asarray(pi, dtype=np.int64)
-    sigma = np.asarray(sigma, dtype=np.int64)
-    if sorted(pi.tolist()) != list(range(n)) or sorted(sigma.tolist()) != list(range(m)):
-        raise ValueError(f"pi must be a permutation of range({n}) and sigma of range({m})")
+    pi = _check_perm("pi", pi, n)
+    sigma = _check_perm("sigma", sigma, m)
     A2 = np.empty_like(A); A2[np.ix_(sigma, pi)] = A
     b2 = np.empty_like(b); b2[sigma] = b
     c2 = np.empty_like(c); c2[pi] = c
@@ -267,8 +273,21 @@ def gnn_forward(params, A, b, c, z=None):
     return hv @ params["out"]
 
 
-def _check_orbits(orbits, n=None):
-    flat = sorted(int(j) for O in orbits for j in O)
+def _check_orbits(orbits, n=None, name="orbits"):
+    bad = ValueError(f"{name} must be a list of lists of variable indices partitioning range(n); got {orbits!r}")
+    if isinstance(orbits, (str, bytes)) or not hasattr(orbits, "__iter__"):
+        raise bad
+    flat = []
+    for O in orbits:
+        if isinstance(O, (str, bytes)) or not hasattr(O, "__iter__"):
+            raise bad
+        for j in O:
+            if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
+                raise bad
+            flat.append(int(j))
+    if len(flat) > 10 ** 6:
+        raise ValueError(f"{name} must cover at most 10**6 variables; got {len(flat)}")
+    flat.sort()
     n = len(flat) if n is None else n
     if flat != list(range(n)):
         raise ValueError(f"orbits must partition range({n}); got {orbits!r}")
@@ -288,13 +307,25 @@ def orbit_features(orbits, *, seed=0):
     return z
 
 
+def _check_group(G, n):
+    arr = np.asarray(G) if isinstance(G, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] < 1 or arr.dtype.kind not in "iu":
+        raise ValueError(f"G must be an integer array (|G|, n = {n}) of permutations (rows of "
+                         f"formulation_symmetries); got {G!r:.80}")
+    if arr.shape[0] > 10 ** 6:
+        raise ValueError(f"G must hold at most 10**6 permutations; got {arr.shape[0]}")
+    if not np.array_equal(np.sort(arr, axis=1), np.broadcast_to(np.arange(n), arr.shape)):
+        raise ValueError(f"G must hold permutations of range({n}) in its rows")
+    return arr.astype(np.int64)
+
+
 def coupled_classes(orbits, G):
     """Classes of column-coupled orbits: orbits O_a, O_b of equal size are coupled when a bijection
     phi: O_a -> O_b commutes with every symmetry (pi(phi(i)) = phi(pi(i))), found as the relation
     {(pi(i0), pi(j)) : pi in G} for a reference i0 in O_a being a bijection for some j in O_b.
     Returns a list of (list of orbit indices, list of maps phi_t as dicts from O_first to O_t)."""
     orbits = _check_orbits(orbits)
-    G = np.asarray(G, dtype=np.int64)
+    G = _check_group(G, sum(len(O) for O in orbits))
     used = [False] * len(orbits)
     classes = []
     for a, Oa in enumerate(orbits):
@@ -395,9 +426,10 @@ def constrained_lstsq_min(x_bar, x_bar2, pi):
     x1 = check_array("x_bar", x_bar, ndim=1)
     x2 = check_array("x_bar2", x_bar2, ndim=1)
     n = x1.size
-    pi = np.asarray(pi, dtype=np.int64)
-    if x2.size != n or sorted(pi.tolist()) != list(range(n)):
-        raise ValueError(f"x_bar2 must have length {n} and pi be a permutation of range({n})")
+    if x2.size != n:
+        raise ValueError(f"x_bar2 must have the length of x_bar, {n}; got {x2.size}")
+    check_budget("the least-squares system", 2 * n * n, n=n)
+    pi = _check_perm("pi", pi, n)
     P = np.zeros((n, n)); P[pi, np.arange(n)] = 1.0       # (P y)[pi[j]] = y[j]
     M = np.vstack([np.eye(n), P])
     t = np.concatenate([x1, x2])
