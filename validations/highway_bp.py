@@ -170,7 +170,7 @@ def fig_error_vs_k(*, L, n, seed):
         gk = H.highway_bp(J, gL, k)
         for i in (0, L // 2, L - 2):
             rows.append(dict(k=k, layer=i, error=float(np.linalg.norm(g[i] - gk[i]) / np.linalg.norm(g[i])),
-                             tail=float(np.linalg.norm(H.path_tail(J, gL, k, i)) / np.linalg.norm(g[i])),
+                             path_tail=float(np.linalg.norm(H.path_tail(J, gL, k, i)) / np.linalg.norm(g[i])),
                              bound_layer0=H.tail_bound(L, k, RHO) * np.linalg.norm(gL) / np.linalg.norm(g[0])))
     t = pd.DataFrame(rows)
     fig, ax = subplots(1, 1, width=5.2)
@@ -178,7 +178,7 @@ def fig_error_vs_k(*, L, n, seed):
     for c, (i, s) in enumerate(t.groupby("layer")):
         s = s[s.error > 0]
         ax.semilogy(s.k, s.error, "-", color=f"C{c}", label=f"layer i = {i}")
-        ax.semilogy(s.k, s.tail, "o", mfc="none", color=f"C{c}")
+        ax.semilogy(s.k, s.path_tail, "o", mfc="none", color=f"C{c}")
     b = t[(t.layer == 0) & (t.bound_layer0 > 0)]
     ax.semilogy(b.k, b.bound_layer0, "k--", label=r"bound $\rho^{k+1}C(L,k)$")
     ax.set_xlabel("Highway-BP steps k")
