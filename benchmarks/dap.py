@@ -4,7 +4,9 @@ vectorised in numpy over (trials, b, d) arrays (``estimator_trials_numpy``), in 
 The instance is the authors' tau-MSE setup: the product function in d = 16 at their point (x[0] = 0),
 forward differences with mu = 1e-8, b = 32 directions per estimate; the ratio is numpy time / jit time.
 ``quick`` (the test run) times the serial kernel only; the full run also times the threaded kernel
-(same numbers, one random state per trial), whose compilation takes ~10 s.
+(same numbers, one random state per trial), whose compilation takes ~10 s, and profiles the kernel against
+its random-number floor (``draw_fraction``, ``ratio_cap``: benchmarks/_rng_floor.py), which says whether the
+5x goal is reachable at all when both sides spend their time drawing normals.
 """
 
 import numba
@@ -13,6 +15,8 @@ import numpy as np
 from theorylab.core import benchmark, best_time
 from theorylab.zeroth.estimators import estimator_trials, estimator_trials_numpy
 from theorylab.zeroth.oracles import diagonal_quadratic, product, quadratic_spectrum
+
+from ._rng_floor import rng_floor
 
 
 def _authors_point(d=16):
@@ -36,6 +40,8 @@ def _run(oracle, x, law, b, trials, quick):
         t_par = best_time(estimator_trials, oracle, x, trials=trials, seed=1, parallel=True, repeat=3, **kw)
         out.update(parallel_s=t_par, ratio_parallel=t_np / t_par, threads=numba.get_num_threads(),
                    parallel_same_numbers=bool(np.array_equal(a, c)))
+        # profile: each trial draws b directions of d normals (see benchmarks/_rng_floor.py)
+        out.update(rng_floor(trials, b * oracle.d, t_jit=t_jit, t_numpy=t_np))
     return out
 
 
