@@ -1,0 +1,333 @@
+"""stch_set — Lin, Liu, Zhang, Liu, Wang, Zhang (ICLR 2025), "Few for Many: Tchebycheff Set Scalarization for
+Many-Objective Optimization", arXiv:2405.19650.
+
+Sources: the authors' code Xi-L/STCH-Set (run_quad_func.py: the six scalarisations, mu = 0.1 for STCH-Set and
+0.01 for STCH, Dirichlet(1_m) preferences, schedule-free SGD lr 1e-2 with 100 warm-up steps, 10 000 steps, 10
+runs, K = 5; problem.py: the quadratic instance n = 10, m = 128; model_set_quad_func.py: starts U[0, 1)^n)
+[paper: code]; the spec's reading of it, whose smoothing sandwich is [derived] (the spec's [I]): with
+s_i = -mu log sum_k exp(-F[k, i]/mu) in [min_k F - mu log K, min_k F] and the outer smooth max in
+[max_i s_i, max_i s_i + mu log m],  -mu log K <= STCH-Set - TCH-Set <= mu log m.  The errata stand for the
+clustered check: the initial solutions decide the outcome, so both initialisations are run and stated.
+
+Substitutions (said in the claims): numpy draws instead of torch's (same distributions, not the same numbers);
+schedule-free SGD re-implemented from Defazio et al. (2024) in its x / z form (tested against the y-only form of
+the ``schedulefree`` package).  The paper's table numbers were not read (spec): the check is the ordering of
+the worst objective across the six methods, which is the paper's qualitative claim.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from theorylab.core import Bound, Identity, Paper, bootstrap_ci, claim, figure, spawn_seeds
+from theorylab.core.plotting import subplots
+from theorylab.core.sweep import grid, sweep
+from theorylab.multiobjective import stch as S
+
+PAPER = Paper(
+    id="stch_set",
+    title="Few for Many: Tchebycheff Set Scalarization for Many-Objective Optimization",
+    authors="Lin, Liu, Zhang, Liu, Wang, Zhang",
+    arxiv="2405.19650",
+    seed_file="004_abbad75df650d8e9.txt",
+)
+
+ROUND = 1e-12          # spec check 1: the sandwich holds to 1e-12 (float rounding of values of order 1..10)
+SHARP_SPREAD = 50.0    # extremal matrices: spread / mu = 50 puts the limit within exp(-50) (times m or K)
+
+
+def _random_values(rng, K, m):
+    """A K x m value matrix of the kind the solver sees: non-negative, of order 1, with ties broken."""
+    return rng.exponential(1.0, (K, m)) * rng.uniform(0.2, 5.0)
+
+
+# --------------------------------------------------------------------------- claims: algebra
+
+SANDWICH_GRID = dict(K=(2, 5, 20), m=(8, 128, 1000), mu=(1.0, 0.1, 0.01))
+
+
+@claim(PAPER, "sandwich_exact", stream="algebra",
+       citation="[derived] smoothing sandwich of the code's STCH-Set (spec, 'Smoothing bound (derivation) [I]'); "
+                "scalarisations as in [paper: code] Xi-L/STCH-Set run_quad_func.py",
+       statement="for random K x m value matrices (K in {2, 5, 20}, m in {8, 128, 1000}, mu in {1, 0.1, 0.01}): "
+                 "-mu log K <= STCH-Set - TCH-Set <= mu log m, and for one solution with Dirichlet preferences "
+                 "0 <= STCH - TCH <= mu log m; largest violation of either side <= 1e-12 (rounding)",
+       scales={"ci": dict(n_per_cell=6), "full": dict(n_per_cell=100)})
+def sandwich_exact(*, n_per_cell, seed):
+    rng = np.random.default_rng(seed)
+    rows, worst = [], 0.0
+    for K in SANDWICH_GRID["K"]:
+        for m in SANDWICH_GRID["m"]:
+            for mu in SANDWICH_GRID["mu"]:
+                lo, hi = S.smoothing_bounds(K, m, mu)
+                g, g1 = [], []
+                for _ in range(n_per_cell):
+                    F = _random_values(rng, K, m)
+                    g.append(S.stch_set(F, mu) - S.tch_set(F))
+                    lam = S.dirichlet_preferences(1, m, seed=rng)[0]
+                    g1.append(S.smooth_tch(F[0], lam, mu) - S.tch(F[0], lam))
+                g, g1 = np.array(g), np.array(g1)
+                viol = max(float(np.max(lo - g)), float(np.max(g - hi)), float(np.max(-g1)),
+                           float(np.max(g1 - hi)), 0.0)
+                worst = max(worst, viol)
+                rows.append(dict(K=K, m=m, mu=mu, lower=lo, upper=hi, set_gap_min=g.min(), set_gap_max=g.max(),
+                                 single_gap_min=g1.min(), single_gap_max=g1.max(), violation=viol))
+    tab = pd.DataFrame(rows)
+    used = float(np.max((tab.set_gap_max - tab.set_gap_min) / (tab.upper - tab.lower)))
+    return Identity(discrepancy=worst, instances=int(2 * n_per_cell * len(rows)), atol=ROUND,
+                    what="violation of the sandwich", data=tab,
+                    note=f"largest share of the band [-mu log K, mu log m] spanned by random gaps: {used:.2f}")
+
+
+@claim(PAPER, "sandwich_sharp", stream="algebra",
+       citation="[derived] the constants of the sandwich are attained in a limit (extremal matrices of "
+                "stch.sandwich_extremes, spread/mu = 50)",
+       statement="the sandwich's constants cannot be improved: on the lower extremal matrix STCH-Set - TCH-Set "
+                 "= -mu log K and on the upper one = mu log m, to 1e-12, for every K in {1, 2, 5, 20}, "
+                 "m in {2, 8, 128, 1000}, mu in {1, 0.1, 0.01}",
+       scales={"ci": dict(levels=(0.0, 3.0)), "full": dict(levels=(0.0, 0.5, 3.0, 10.0))})
+def sandwich_sharp(*, levels, seed):
+    rows = []
+    for K in (1,) + SANDWICH_GRID["K"]:
+        for m in (2,) + SANDWICH_GRID["m"]:
+            for mu in SANDWICH_GRID["mu"]:
+                lo, hi = S.smoothing_bounds(K, m, mu)
+                for level in levels:
+                    low, high = S.sandwich_extremes(K, m, level=level, spread=SHARP_SPREAD * mu)
+                    rows.append(dict(K=K, m=m, mu=mu, level=level, lower=lo, upper=hi,
+                                     gap_low=S.stch_set(low, mu) - S.tch_set(low),
+                                     gap_high=S.stch_set(high, mu) - S.tch_set(high)))
+    tab = pd.DataFrame(rows)
+    disc = float(max(np.max(np.abs(tab.gap_low - tab.lower)), np.max(np.abs(tab.gap_high - tab.upper))))
+    return Identity(discrepancy=disc, instances=2 * len(tab), atol=ROUND, what="gap - sandwich end", data=tab)
+
+
+@claim(PAPER, "gradient_closed_form", stream="gradient",
+       citation="[derived] dSTCH-Set/dF[k,i] = p_i q[k,i] (chain rule through both log-sum-exps); the autograd "
+                "gradient the [paper: code] optimises",
+       statement="the closed-form STCH-Set gradient equals sympy's exact derivative (K = 2, m = 3), the jitted "
+                 "solver's weights (K = 5, m = 128) and central finite differences of the objective in the "
+                 "solutions on the quadratic problem: max relative discrepancy <= 1e-6 (finite differences, "
+                 "h = 1e-5) and <= 1e-10 for the exact comparisons",
+       scales={"ci": dict(n_points=3), "full": dict(n_points=20)})
+def gradient_closed_form(*, n_points, seed):
+    import sympy as sp
+
+    from theorylab.multiobjective import _kernels_stch as KR
+
+    rng = np.random.default_rng(seed)
+    expr, Fs, mu_s = S.stch_set_sympy(2, 3)
+    flat = [f for row in Fs for f in row]
+    dfun = sp.lambdify([flat, mu_s], [sp.diff(expr, f) for f in flat], "numpy")
+    rows = []
+    for _ in range(n_points):
+        mu = float(rng.choice([1.0, 0.3, 0.1]))
+        F = _random_values(rng, 2, 3)
+        ref = np.array(dfun(F.ravel(), mu)).reshape(2, 3)
+        rows.append(dict(check="sympy K=2 m=3", mu=mu, rel=float(np.max(np.abs(S.stch_set_grad(F, mu) - ref)))))
+        F = _random_values(rng, 5, 128)
+        W = np.empty_like(F)
+        KR.weights(KR.METHOD_STCH_SET, F, np.full_like(F, 1 / 128), mu, W)
+        rows.append(dict(check="jitted weights K=5 m=128", mu=mu,
+                         rel=float(np.max(np.abs(W - S.stch_set_grad(F, mu))) / np.max(np.abs(W)))))
+        P = S.quadratic_problem(10, 128, seed=rng)
+        X = rng.random((5, 10))
+        G = S._jacobian_products(P, X, S.stch_set_grad(S.evaluate(P, X), mu))
+        h, fd = 1e-5, np.empty_like(X)
+        for k in range(5):
+            for j in range(10):
+                E = np.zeros_like(X)
+                E[k, j] = h
+                fd[k, j] = (S.stch_set(S.evaluate(P, X + E), mu) - S.stch_set(S.evaluate(P, X - E), mu)) / (2 * h)
+        rows.append(dict(check="finite differences in x (quadratic)", mu=mu,
+                         rel=float(np.max(np.abs(G - fd)) / np.max(np.abs(G)))))
+    tab = pd.DataFrame(rows)
+    exact = tab[~tab.check.str.startswith("finite")].rel.max()
+    fd_rel = tab[tab.check.str.startswith("finite")].rel.max()
+    # each comparison against its own tolerance: exact ones 1e-10, finite differences 1e-6
+    disc = max(exact / 1e-10, fd_rel / 1e-6)
+    return Identity(discrepancy=float(disc), instances=len(tab), atol=1.0,
+                    what="discrepancy / its tolerance", data=tab,
+                    note=f"exact comparisons max {exact:.2e}, finite differences max rel {fd_rel:.2e}")
+
+
+# --------------------------------------------------------------------------- claims: the quadratic table
+
+def quad_point(*, run: int, n_steps: int, seed: int) -> pd.DataFrame:
+    """One run of run_quad_func.py: a quadratic instance (n = 10, m = 128), K = 5, the six methods from the
+    same U[0, 1) start (and the same preferences for STCH/TCH/LS)."""
+    s_prob, s_init = spawn_seeds(seed, 2)
+    P = S.quadratic_problem(10, 128, seed=int(s_prob))
+    rng = np.random.default_rng(int(s_init))
+    X0 = S.initial_solutions(P, 5, "uniform", seed=rng)
+    lam = S.dirichlet_preferences(5, 128, seed=rng)
+    rows = []
+    for method in S.METHODS:
+        X = S.solve_set(P, 5, method, n_steps=n_steps, X0=X0, prefs=lam)
+        F = S.evaluate(P, X)
+        rows.append(dict(run=run, method=method, worst=S.tch_set(F), average=S.som(F)))
+    return pd.DataFrame(rows)
+
+
+@functools.lru_cache(maxsize=4)
+def quad_sweep(n_runs, n_steps, seed):
+    runs = spawn_seeds(seed, n_runs)
+    parts = [quad_point(run=r, n_steps=n_steps, seed=int(runs[r])) for r in range(n_runs)]
+    return pd.concat(parts, ignore_index=True)
+
+
+Q_SCALES = {"ci": dict(n_runs=8, n_steps=2000), "full": dict(n_runs=20, n_steps=10_000)}
+
+
+@claim(PAPER, "quad_worst_ordering", stream="quadratic",
+       citation="[paper: code] Xi-L/STCH-Set run_quad_func.py protocol (n = 10, m = 128, K = 5, 10 000 steps, "
+                "schedule-free SGD lr 1e-2, 100 warm-up steps); ordering as the spec's check 2 (table numbers "
+                "not read); numpy draws and a re-implemented schedule-free SGD substitute torch's",
+       statement="on the code's convex quadratic instances (f_i = (a_i.x - b_i)^2, a_i ~ U[-1,1]^10, "
+                 "b_i ~ U[-2,2], m = 128, K = 5, U[0,1) starts), STCH-Set (mu = 0.1) has the smallest mean worst "
+                 "objective max_i min_k f_i(x^k) of the six methods: ratio E[worst STCH-Set] / min over TCH-Set, "
+                 "SOM, STCH, TCH, LS of E[worst] <= 1 (bootstrap over independent instances)",
+       scales=Q_SCALES)
+def quad_worst_ordering(*, n_runs, n_steps, seed):
+    df = quad_sweep(n_runs, n_steps, seed)
+    W = df.pivot(index="run", columns="method", values="worst")[list(S.METHODS)].to_numpy()
+
+    def ratio(w):
+        m = w.mean(0)
+        return float(m[0] / m[1:].min())
+
+    q, lo, hi = bootstrap_ci(ratio, W, seed=seed)
+    tab = df.groupby("method", sort=False).agg(worst=("worst", "mean"), worst_sd=("worst", "std"),
+                                               average=("average", "mean")).reset_index()
+    tab["worst_se"] = tab.worst_sd / np.sqrt(n_runs)
+    runner = tab.iloc[1:].sort_values("worst").iloc[0]
+    return Bound(value=q, bound=1.0, side="<=", ci=(lo, hi), data=tab,
+                 note=f"mean worst: STCH-Set {tab.worst.iloc[0]:.3g}, next best {runner.method} {runner.worst:.3g}; "
+                      f"mean average: STCH-Set {tab.average.iloc[0]:.3g}, SOM "
+                      f"{tab.loc[tab.method == 'som', 'average'].iloc[0]:.3g}")
+
+
+# --------------------------------------------------------------------------- claims: the clustered instance
+
+CLU = dict(m=100, K=5, n_dim=10, box=10.0, radius=1.0)
+CLU_MU = 0.01
+
+
+def clustered_point(*, init: str, instance: int, n_steps: int, seed: int) -> dict:
+    s_prob, s_init = spawn_seeds(seed, 2)
+    P = S.clustered_problem(**CLU, seed=int(s_prob))
+    opt = S.clustered_optimum(P)
+    X = S.solve_set(P, CLU["K"], "stch_set", mu=CLU_MU, n_steps=n_steps, init=init, seed=int(s_init))
+    F = S.evaluate(P, X)
+    served = np.unique(F.argmin(0)).size
+    return dict(init=init, instance=instance, opt=opt["opt"], worst=S.tch_set(F), gap=S.tch_set(F) - opt["opt"],
+                solutions_serving=served, delta=opt["delta"])
+
+
+@functools.lru_cache(maxsize=8)
+def clustered_sweep(inits, n_instances, n_steps, seed):
+    seeds = spawn_seeds(seed, n_instances)
+    rows = [clustered_point(init=init, instance=j, n_steps=n_steps, seed=int(seeds[j]))
+            for init in inits for j in range(n_instances)]
+    return pd.DataFrame(rows)
+
+
+def _clustered_bound(df):
+    bound = CLU_MU * np.log(CLU["m"] * CLU["K"])
+    tab = df.groupby("init").agg(opt=("opt", "mean"), gap_max=("gap", "max"), gap_min=("gap", "min"),
+                                 gap_mean=("gap", "mean"), serving_min=("solutions_serving", "min")).reset_index()
+    return float(df.gap.max()), bound, tab
+
+
+C_SCALES = {"ci": dict(n_instances=3, n_steps=4000), "full": dict(n_instances=20, n_steps=10_000)}
+
+
+@claim(PAPER, "clustered_optimum_spread_init", stream="clustered",
+       citation="[derived] OPT = max_c R_c^2 for separated clusters (stch.clustered_optimum) and TCH-Set(X_mu) - "
+                "OPT <= mu log(mK) at an STCH-Set minimiser X_mu (sandwich twice); spec check 3 as corrected by "
+                "the errata (farthest-point starts); solver as [paper: code] run_quad_func.py",
+       statement="clustered instance (m = 100 points in K = 5 clusters of radius 1, centres ~ U[-10,10]^10), "
+                 "K = 5 solutions, STCH-Set mu = 0.01, schedule-free SGD (lr 1e-2, 10 000 steps) from "
+                 "farthest-point starts over the objectives' minimisers: on every instance the set's worst "
+                 "objective exceeds the exact optimum (cvxpy minimum enclosing balls) by at most mu log(mK) = "
+                 "0.062 (max over instances)",
+       scales=C_SCALES)
+def clustered_optimum_spread_init(*, n_instances, n_steps, seed):
+    df = clustered_sweep(("farthest",), n_instances, n_steps, seed)
+    gap, bound, tab = _clustered_bound(df)
+    return Bound(value=gap, bound=bound, side="<=", data=tab,
+                 note=f"gap over instances in [{df.gap.min():.3g}, {gap:.3g}] (>= 0: OPT is a lower bound); OPT "
+                      f"mean {df.opt.mean():.3g}; every solution serves a cluster: "
+                      f"{bool((df.solutions_serving == CLU['K']).all())}")
+
+
+@claim(PAPER, "clustered_optimum_code_init", stream="clustered",
+       citation="[paper: code] model_set_quad_func.py starts (torch.rand: U[0,1)^n) and the errata's Gaussian "
+                "starts; [derived] bound mu log(mK) as in clustered_optimum_spread_init",
+       statement="the same clustered instances and solver from the code's U[0,1)^10 starts and from N(0, I) "
+                 "starts: the set's worst objective is within mu log(mK) = 0.062 of the exact optimum on every "
+                 "instance",
+       scales=C_SCALES, expect_reproduced=False,
+       why_not="from concentrated starts (U[0,1)^10 as in the code, or N(0, I)) far from the clusters, one or two "
+               "solutions are the nearest for every objective; the others get softmax weight exp(-Delta/mu) with "
+               "Delta/mu of order 1e3-1e4, i.e. exactly zero gradient in floating point, and never move: "
+               "full scale (20 instances, 10 000 steps) worst - OPT is 77-212 (OPT about 1) with 1-2 of 5 "
+               "solutions serving any objective, against <= 0.007 from farthest-point starts")
+def clustered_optimum_code_init(*, n_instances, n_steps, seed):
+    df = clustered_sweep(("uniform", "gaussian"), n_instances, n_steps, seed)
+    gap, bound, tab = _clustered_bound(df)
+    return Bound(value=float(df.gap.min()), bound=bound, side="<=", data=tab,
+                 note=f"smallest gap over instances and both inits {df.gap.min():.3g} (largest {gap:.3g}); "
+                      f"solutions serving some objective: {int(df.solutions_serving.min())}-"
+                      f"{int(df.solutions_serving.max())} of {CLU['K']}")
+
+
+# --------------------------------------------------------------------------- figures
+
+MUS = np.geomspace(1e-3, 1.0, 13)
+
+
+def gap_point(*, mu: float, K: int, m: int, n_inst: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for j in range(n_inst):
+        F = _random_values(rng, K, m)
+        lam = S.dirichlet_preferences(1, m, seed=rng)[0]
+        rows.append(dict(mu=mu, K=K, m=m, instance=j, set_gap=S.stch_set(F, mu) - S.tch_set(F),
+                         single_gap=S.smooth_tch(F[0], lam, mu) - S.tch(F[0], lam)))
+    return pd.DataFrame(rows)
+
+
+@figure(PAPER, "gap_vs_mu",
+        caption="STCH vs TCH gap against the smoothing parameter mu on random value matrices (K = 5, m = 128): "
+                "STCH-Set - TCH-Set (left) and one solution's STCH - TCH (right), divided by mu, with the [derived] "
+                "sandwich [-log K, log m] (dashed) and the extremal matrices attaining its ends (crosses)",
+        scales={"ci": dict(n_inst=10), "full": dict(n_inst=200)})
+def gap_vs_mu(*, n_inst, seed):
+    K, m = 5, 128
+    df = sweep(gap_point, grid(mu=list(MUS), K=[K], m=[m], n_inst=[n_inst]), seed=seed, progress=False,
+               desc="stch_set gap vs mu")
+    fig, ax = subplots(1, 2, width=9.0)
+    low, high = S.sandwich_extremes(K, m)
+    for j, (col, lo, what) in enumerate((("set_gap", -np.log(K), "STCH-Set - TCH-Set"),
+                                          ("single_gap", 0.0, "STCH - TCH (one solution)"))):
+        a = ax[0, j]
+        g = df.assign(r=df[col] / df.mu).groupby("mu").r
+        a.fill_between(MUS, g.min().to_numpy(), g.max().to_numpy(), alpha=0.3, label="random instances (range)")
+        a.plot(MUS, g.mean().to_numpy(), "o-", ms=3, label="mean")
+        a.axhline(np.log(m), ls="--", color="k", lw=1, label="log m")
+        a.axhline(lo, ls=":" if j else "--", color="k", lw=1, label="-log K" if j == 0 else "0")
+        if j == 0:
+            ex = [(mu, (S.stch_set(low, mu) - S.tch_set(low)) / mu) for mu in MUS[::3]]
+            a.plot([e[0] for e in ex], [e[1] for e in ex], "x", color="C3")
+            ex = [(mu, (S.stch_set(high, mu) - S.tch_set(high)) / mu) for mu in MUS[::3]]
+            a.plot([e[0] for e in ex], [e[1] for e in ex], "x", color="C3", label="extremal matrices")
+        a.set_xscale("log")
+        a.set_xlabel(r"$\mu$")
+        a.set_ylabel("gap / mu")
+        a.set_title(what, fontsize=9)
+        a.legend(fontsize=6)
+    return fig, df
