@@ -1,0 +1,415 @@
+"""gabp — Abe, Sakamoto, Ariu, Iwasaki (ICLR 2025), "Boosting Perturbed Gradient Ascent for Last-Iterate
+Convergence in Games", arXiv:2410.02388 (code CyberAgentAILab/boosting-perturbed-ga).
+
+Sources: the paper's text as read for the spec (Algorithm 1, eq. (3)-(4), Lemma 2.2, Theorems 4.1, 4.3, 5.1
+with their constants) and the authors' code/configs (hyperparameters of Figure 1).  The errata stand where
+they differ from the spec: APGA is nearly as fast as GABP on the random payoff game with the repository's
+hyperparameters, so GABP vs APGA is compared at the final gap as well as by slope; T_sigma of Theorem 4.1
+(and 4.3) is real-valued and is rounded up here.
+
+Instances: random zero-sum payoff games with i.i.d. U[-1, 1] entries on simplices (d = 50 as in Figure 1;
+d = 10 where the theorems' constants are used: L = ||A||_2, D = 2), uniform initial strategies.  Each game
+(and its noise stream) is the independent unit of every bootstrap.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pandas as pd
+
+from theorylab.core import Bound, Identity, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog
+from theorylab.core.plotting import subplots
+from theorylab.core.seeding import child_seed
+from theorylab.core.sweep import grid, sweep
+from theorylab.games import matrix_games as M
+
+PAPER = Paper(
+    id="gabp",
+    title="Boosting Perturbed Gradient Ascent for Last-Iterate Convergence in Games",
+    authors="Abe, Sakamoto, Ariu, Iwasaki",
+    arxiv="2410.02388",
+    seed_file="004_abbad75df650d8e9.txt",
+)
+
+D = M.DIAMETER
+# Figure 1 (left), repository configs conf/experiment/{full,noisy}/random_payoff/*.yaml
+FULL_CFG = {"gabp": dict(eta=0.05, mu=1.0, T_sigma=10), "apga": dict(eta=0.05, mu=1.0, T_sigma=20),
+            "oga": dict(eta=0.05, mu=1.0, T_sigma=10),
+            "gabp_code": dict(eta=0.05, mu=1.0, T_sigma=10), "apga_code": dict(eta=0.05, mu=1.0, T_sigma=20)}
+NOISY_CFG = {"gabp": dict(eta=0.001, mu=1.0, T_sigma=1000), "apga": dict(eta=0.001, mu=1.0, T_sigma=2000),
+             "oga": dict(eta=0.001, mu=1.0, T_sigma=1000)}
+WINDOW = (100, 1000)          # spec check 1: slope over t in [100, 1000]
+
+
+def _record(T, n=40):
+    return np.unique(np.r_[np.geomspace(1, T + 1, n).astype(np.int64), T + 1])
+
+
+def _quiet_run(*args, **kw):
+    import warnings
+
+    with warnings.catch_warnings():      # Figure 1's eta = 0.05 is above Theorem 4.1's range: intended
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return M.run_dynamics(*args, **kw)
+
+
+# --------------------------------------------------------------------------- sweeps
+
+def fig1_point(*, method: str, feedback: str, d: int, n_games: int, T: int, seed: int, game_seed: int) -> pd.DataFrame:
+    """GAP(pi^t) at log-spaced t for ``method`` on n_games random payoff games (repository hyperparameters)."""
+    A = M.random_payoff_games(d, n_games, seed=game_seed)
+    cfg = (FULL_CFG if feedback == "full" else NOISY_CFG)[method]
+    rec = _record(T)
+    r = _quiet_run(A, method, T=T, feedback=feedback, noise_std=0.1, record=rec, seed=seed, **cfg)
+    return pd.DataFrame({"method": method, "feedback": feedback, "game": np.repeat(np.arange(n_games), rec.size),
+                         "t": np.tile(rec, n_games), "gap": r.gap.ravel(), "residual": r.residual.ravel()})
+
+
+@functools.lru_cache(maxsize=8)
+def fig1_sweep(methods: tuple, feedback: str, d: int, n_games: int, T: int, seed: int) -> pd.DataFrame:
+    """All methods on the same games (game_seed shared; noise streams per method)."""
+    gs = child_seed(seed, "gabp games", feedback) % 2**32
+    return sweep(fig1_point, grid(method=list(methods), feedback=[feedback], d=[d], n_games=[n_games], T=[T],
+                                  game_seed=[gs]), seed=seed, progress=False, desc="gabp Figure 1")
+
+
+def _wide(df, method, column="gap"):
+    """(games, times) matrix of ``column`` for one method, and the times."""
+    w = df[df.method == method].pivot(index="game", columns="t", values=column)
+    return w.columns.to_numpy(dtype=float), w.to_numpy()
+
+
+def _ols_slope(t, G, window):
+    m = (t >= window[0]) & (t <= window[1] + 1)
+    y = np.log(G[:, m].mean(0))
+    x = np.log(t[m])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+# --------------------------------------------------------------------------- claims: exact ingredients
+
+def _random_point(rng, d, sparse):
+    """A point of the simplex: a projection of a Gaussian vector (sparse: many exact zeros) or interior."""
+    v = rng.standard_normal(d) * (3.0 if sparse else 0.1) + (0.0 if sparse else 1.0 / d)
+    return M.project_simplex(v) if sparse else np.abs(v) / np.abs(v).sum()
+
+
+def _residual_reference(g, x):
+    """dist(g, N_simplex(x)) by scipy: minimise the convex 1-d function of lambda (bounded Brent)."""
+    from scipy.optimize import minimize_scalar
+
+    supp = x > 0
+
+    def f(lam):
+        return np.sum((g[supp] - lam) ** 2) + np.sum(np.maximum(g[~supp] - lam, 0) ** 2)
+
+    lo, hi = g.min() - 1, g.max() + 1
+    res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
+    return math.sqrt(max(res.fun, 0.0))
+
+
+@claim(PAPER, "gap_and_residual_exact", stream="exact",
+       citation="[paper] Sec. 2: GAP(pi) = max_{pi~ in X} <V(pi), pi~ - pi>, r^tan(pi) = min_{a in N_X(pi)} "
+                "||-V(pi) + a||; closed forms for simplices are [derived]",
+       statement="on random payoff games (d1, d2 in 2..30) at interior and boundary (sparse) strategy profiles, "
+                 "the closed-form gap max_i (Ay)_i - min_j (A^T x)_j equals the LP value of the definition "
+                 "(scipy linprog), and the closed-form tangent residual equals a numerical minimisation over the "
+                 "normal cone (scipy bounded Brent), to 1e-7",
+       scales={"ci": dict(n_cases=40), "full": dict(n_cases=200)})
+def gap_and_residual_exact(*, n_cases, seed):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_cases):
+        d1, d2 = rng.integers(2, 31, size=2)
+        A = rng.uniform(-1, 1, size=(d1, d2))
+        sparse = bool(i % 2)
+        x, y = _random_point(rng, d1, sparse), _random_point(rng, d2, sparse)
+        g_cf, g_lp = M.duality_gap(A, x, y), M.gap_lp(A, x, y)
+        r_cf = M.tangent_residual(A, x, y)
+        r_ref = math.hypot(_residual_reference(A @ y, x), _residual_reference(-A.T @ x, y))
+        rows.append(dict(d1=d1, d2=d2, sparse=sparse, gap=g_cf, gap_lp=g_lp, residual=r_cf, residual_ref=r_ref))
+    tab = pd.DataFrame(rows)
+    disc = float(max(np.max(np.abs(tab.gap - tab.gap_lp)), np.max(np.abs(tab.residual - tab.residual_ref))))
+    return Identity(discrepancy=disc, instances=2 * n_cases, atol=1e-7, what="closed form - reference", data=tab,
+                    note=f"max |gap - LP| {np.max(np.abs(tab.gap - tab.gap_lp)):.2e}, max |r - ref| "
+                         f"{np.max(np.abs(tab.residual - tab.residual_ref)):.2e}")
+
+
+# --------------------------------------------------------------------------- claims: Figure 1 (full feedback)
+
+F_SCALES = {"ci": dict(n_games=200, T=1000, d=50), "full": dict(n_games=400, T=1000, d=50)}
+F_METHODS = ("gabp", "apga")
+
+
+def _fig1(n_games, T, d, seed, methods=F_METHODS):
+    return fig1_sweep(methods, "full", d, n_games, T, seed)
+
+
+@claim(PAPER, "full_rate_gabp", stream="fig1_full",
+       citation="[paper] Theorem 4.1: GAP(pi^t) = O~(1/t) with full feedback; setup of Sec. 6 / Figure 1 (left) "
+                "from the repository configs (eta 0.05, T_sigma 10, mu 1, T 1000, d 50); spec check 1",
+       statement="GABP (Algorithm 1) on random payoff games (d = 50, U[-1, 1], uniform start, eta = 0.05, "
+                 "mu = 1, T_sigma = 10): the log-log slope of the mean last-iterate gap over t in [100, 1000] is "
+                 "at most -1, up to a margin 0.15 for the logarithmic factor (spec: slope <= -0.85); bootstrap "
+                 "over games",
+       scales=F_SCALES)
+def full_rate_gabp(*, n_games, T, d, seed):
+    df = _fig1(n_games, T, d, seed)
+    t, G = _wide(df, "gabp")
+    fit = fit_loglog(t, samples=G, window=WINDOW, seed=seed)
+    tab = pd.DataFrame({"t": t, "mean_gap": G.mean(0), "se": G.std(0, ddof=1) / np.sqrt(G.shape[0])})
+    return Slope(fit=fit, predicted=-1.0, tol=0.15, side="at_most", data=tab,
+                 note=f"{n_games} games; mean GAP(pi^{T + 1}) = {G[:, -1].mean():.3e}")
+
+
+@claim(PAPER, "full_rate_apga", stream="fig1_full",
+       citation="[paper] Sec. 1/4: APGA's last-iterate rate O~(1/sqrt(T)) with full feedback (Abe et al. 2024); "
+                "repository config of Figure 1 (eta 0.05, T_sigma 20, mu 1)",
+       statement="control: APGA (eq. (3)) on the same games with the repository's hyperparameters (T_sigma = "
+                 "20): the slope of the mean gap over t in [100, 1000] is at most -1/2 (its theorem's order); "
+                 "bootstrap over games",
+       scales=F_SCALES)
+def full_rate_apga(*, n_games, T, d, seed):
+    df = _fig1(n_games, T, d, seed)
+    t, G = _wide(df, "apga")
+    fit = fit_loglog(t, samples=G, window=WINDOW, seed=seed)
+    tab = pd.DataFrame({"t": t, "mean_gap": G.mean(0)})
+    return Slope(fit=fit, predicted=-0.5, side="at_most", data=tab,
+                 note=f"APGA is as steep as GABP on this window (O~(1/sqrt T) is only an upper bound); mean "
+                      f"GAP(pi^{T + 1}) = {G[:, -1].mean():.3e}")
+
+
+@claim(PAPER, "gabp_slope_not_slower_than_apga", stream="fig1_full",
+       citation="[paper] Sec. 6 / Figure 1 (left) as restated in the spec (check 1): GABP not slower than APGA; "
+                "errata: APGA is nearly as fast with the repository's hyperparameters",
+       statement="on the same games, slope(GABP) - slope(APGA) of the mean gap over t in [100, 1000] is at most "
+                 "0.05 (spec check 1), paired bootstrap over games",
+       scales=F_SCALES)
+def gabp_slope_not_slower_than_apga(*, n_games, T, d, seed):
+    df = _fig1(n_games, T, d, seed)
+    t, Gg = _wide(df, "gabp")
+    _, Ga = _wide(df, "apga")
+    q, lo, hi = bootstrap_ci(lambda a, b: _ols_slope(t, a, WINDOW) - _ols_slope(t, b, WINDOW), Gg, Ga, seed=seed,
+                             n_boot=1000)
+    tab = pd.DataFrame({"t": t, "gabp": Gg.mean(0), "apga": Ga.mean(0)})
+    return Bound(value=q, bound=0.05, side="<=", ci=(lo, hi), data=tab,
+                 note=f"slopes GABP {_ols_slope(t, Gg, WINDOW):.3f}, APGA {_ols_slope(t, Ga, WINDOW):.3f}")
+
+
+def _log_ratio_final(df, a, b):
+    _, Ga = _wide(df, a)
+    _, Gb = _wide(df, b)
+    return np.log(Ga[:, -1] / Gb[:, -1])
+
+
+@claim(PAPER, "gabp_final_gap_below_apga", stream="fig1_full",
+       citation="[paper] Sec. 6 / Figure 1 (left): GABP converges faster than APGA (spec check 1, read with the "
+                "errata: compare at the final gap); repository hyperparameters",
+       statement="on the same games at T = 1000, GABP's last-iterate gap is no larger than APGA's on a typical "
+                 "game: the mean over games of log(GAP_GABP(pi^{T+1}) / GAP_APGA(pi^{T+1})) is <= 0 (paired "
+                 "bootstrap over games)",
+       scales=F_SCALES, expect_reproduced=False,
+       why_not="with the repository's hyperparameters APGA's final gap is lower on most games: mean log ratio "
+               "+0.23 (GABP's gap 26% larger, 95% CI 10-45%, 400 games; APGA lower on 66% of games); the "
+               "arithmetic mean gap plotted in Figure 1 gives GABP/APGA = 1.12 [0.96, 1.30]: 'competitive', not "
+               "faster, at T = 1000; GABP's O(1/k) anchor bias keeps its slope near -1 while APGA converges "
+               "linearly on most games")
+def gabp_final_gap_below_apga(*, n_games, T, d, seed):
+    df = _fig1(n_games, T, d, seed)
+    lr = _log_ratio_final(df, "gabp", "apga")
+    q, lo, hi = bootstrap_ci(np.mean, lr, seed=seed)
+    _, Gg = _wide(df, "gabp")
+    _, Ga = _wide(df, "apga")
+    r, rlo, rhi = bootstrap_ci(lambda a, b: a.mean() / b.mean(), Gg[:, -1], Ga[:, -1], seed=seed)
+    tab = pd.DataFrame({"game": np.arange(lr.size), "gap_gabp": Gg[:, -1], "gap_apga": Ga[:, -1], "log_ratio": lr})
+    return Bound(value=q, bound=0.0, side="<=", ci=(lo, hi), data=tab,
+                 note=f"APGA lower on {np.mean(lr > 0):.0%} of {lr.size} games; ratio of mean gaps "
+                      f"{r:.3f} [{rlo:.3f}, {rhi:.3f}]")
+
+
+# --------------------------------------------------------------------------- claims: constants of the theorems
+
+def _thm41_games(n_games, seed, d=10):
+    return M.random_payoff_games(d, n_games, seed=child_seed(seed, "thm41 games") % 2**32)
+
+
+def thm41_point(*, game: int, n_games: int, T: int, seed: int, game_seed: int) -> pd.DataFrame:
+    A = _thm41_games(n_games, game_seed)[game]
+    L, mu = M.lipschitz_constant(A), 1.0
+    p = M.theorem41_parameters(L, mu, T)
+    r = M.run_dynamics(A, "gabp", eta=p["eta"], mu=mu, T_sigma=p["T_sigma"], T=T)
+    t = r.t[1:].astype(float)
+    bg, br = M.theorem41_bound(t, L=L, mu=mu, T=T, D=D)
+    return pd.DataFrame({"game": game, "t": t, "gap": r.gap[0, 1:], "residual": r.residual[0, 1:],
+                         "gap_bound": bg, "residual_bound": br, "L": L, "eta": p["eta"],
+                         "T_sigma_real": p["T_sigma_real"], "T_sigma": p["T_sigma"]})
+
+
+@claim(PAPER, "theorem41_bound_holds", stream="thm41",
+       citation="[paper] Theorem 4.1 with its constants: for eta in (0, mu/(L+mu)^2), T_sigma = c max(1, 6 "
+                "ln(3(T+1))/ln(1+eta mu)), GAP(pi^t) <= 17 c D^2 (6 ln(3(T+1))/ln(1+eta mu) + 1)(mu + (1+eta "
+                "L)/eta)/(t-1) and r^tan the same with D, t = 2..T+1; spec check 2",
+       statement="GABP on 10x10 random payoff games with L = ||A||_2, D = 2, mu = 1, eta = mu/(2(L+mu)^2), c = 1, "
+                 "T = 2000 and T_sigma rounded up from the theorem's real value: max over games and t in "
+                 "[2, T+1] of GAP(pi^t)/bound and r^tan(pi^t)/bound is <= 1 (exact; a loose sanity bound)",
+       scales={"ci": dict(n_games=4, T=2000), "full": dict(n_games=20, T=2000)})
+def theorem41_bound_holds(*, n_games, T, seed):
+    df = sweep(thm41_point, grid(game=list(range(n_games)), n_games=[n_games], T=[T], game_seed=[seed]),
+               seed=seed, progress=False, desc="gabp Theorem 4.1")
+    rg = (df.gap / df.gap_bound).max()
+    rr = (df.residual / df.residual_bound).max()
+    return Bound(value=float(max(rg, rr)), bound=1.0, side="<=", data=df.iloc[:: max(1, len(df) // 2000)],
+                 note=f"max gap/bound {rg:.2e}, max r/bound {rr:.2e}; T_sigma {df.T_sigma.min()}-{df.T_sigma.max()} "
+                      f"(real {df.T_sigma_real.min():.1f}-{df.T_sigma_real.max():.1f}, rounded up) >= T: no "
+                      "re-anchoring happens within T = 2000")
+
+
+@claim(PAPER, "lemma22_gap_le_D_residual", stream="thm41",
+       citation="[paper] Lemma 2.2 (Cai et al. 2022a): GAP(pi) <= D r^tan(pi)",
+       statement="along GABP runs (full and noisy feedback, 10x10 random payoff games, D = 2) the exactly "
+                 "computed gap and tangent residual satisfy GAP(pi^t) <= D r^tan(pi^t) at every recorded t: "
+                 "max ratio <= 1 (exact)",
+       scales={"ci": dict(n_games=8, T=2000), "full": dict(n_games=40, T=5000)})
+def lemma22_gap_le_D_residual(*, n_games, T, seed):
+    A = _thm41_games(n_games, seed)
+    rows = []
+    for fb in M.FEEDBACKS:
+        r = _quiet_run(A, "gabp", eta=0.05, mu=1.0, T_sigma=10, T=T, feedback=fb, noise_std=0.1, seed=seed)
+        ratio = r.gap / np.maximum(D * r.residual, 1e-300)
+        rows.append(pd.DataFrame({"feedback": fb, "game": np.arange(n_games), "max_ratio": ratio.max(1),
+                                  "min_residual": r.residual.min(1)}))
+    tab = pd.concat(rows, ignore_index=True)
+    return Bound(value=float(tab.max_ratio.max()), bound=1.0, side="<=", data=tab,
+                 note=f"{2 * n_games * (T + 1)} profiles")
+
+
+# --------------------------------------------------------------------------- claims: noisy feedback
+
+def noisy_point(*, T: int, n_games: int, d: int, seed: int, game_seed: int) -> pd.DataFrame:
+    A = M.random_payoff_games(d, n_games, seed=game_seed)
+    r = M.run_dynamics(A, "gabp", mu=1.0, T_sigma=None, T=T, feedback="noisy", noise_std=0.1,
+                       eta_schedule="theorem43", record=[T + 1], seed=seed)
+    return pd.DataFrame({"T": T, "game": np.arange(n_games), "gap": r.gap[:, 0], "T_sigma": r.T_sigma})
+
+
+N_SCALES = {"ci": dict(Ts=(300, 1000, 3000, 10000), n_games=12, d=10),
+            "full": dict(Ts=(1000, 3000, 10000, 30000, 100000), n_games=40, d=10)}
+
+
+@claim(PAPER, "noisy_rate_gabp", stream="noisy",
+       citation="[paper] Theorem 4.3: E[GAP(pi^{T+1})] = O~(T^{-1/7}) with T_sigma = c max(T^{6/7}, 1), eta_t = "
+                "1/(kappa(t - T_sigma(k(t)-1)) + 2 theta), kappa = mu/2, theta = (3mu^2 + 8L^2)/(2mu); spec check 3",
+       statement="GABP with noisy feedback (N(0, 0.1^2 I) added to each player's gradient) on random payoff games "
+                 "(d = 10, mu = 1, c = 1, T_sigma rounded up), each game with its own noise: the log-log slope "
+                 "of E[GAP(pi^{T+1})] against T is at most -1/7 + 0.05 (one-sided; bootstrap over games)",
+       scales=N_SCALES)
+def noisy_rate_gabp(*, Ts, n_games, d, seed):
+    gs = child_seed(seed, "noisy games") % 2**32
+    df = sweep(noisy_point, grid(T=list(Ts), n_games=[n_games], d=[d], game_seed=[gs]), seed=seed,
+               progress=False, desc="gabp noisy T")
+    w = df.pivot(index="game", columns="T", values="gap")
+    fit = fit_loglog(w.columns.to_numpy(dtype=float), samples=w.to_numpy(), seed=seed)
+    tab = df.groupby("T").agg(mean_gap=("gap", "mean"), T_sigma=("T_sigma", "first")).reset_index()
+    return Slope(fit=fit, predicted=-1 / 7, tol=0.05, side="at_most", data=tab,
+                 note="T_sigma = ceil(T^{6/7}): " + ", ".join(f"{a}:{b}" for a, b in zip(tab["T"], tab.T_sigma)))
+
+
+# --------------------------------------------------------------------------- claims: dynamic regret
+
+def regret_point(*, T: int, game: int, n_games: int, d: int, seed: int, game_seed: int) -> pd.DataFrame:
+    A = M.random_payoff_games(d, n_games, seed=game_seed)[game]
+    L = M.lipschitz_constant(A)
+    mu = L                                       # eta mu = 1/8: T_sigma ~ 26 ln(3(T+1)), many anchors by T = 1e5
+    p = M.theorem41_parameters(L, mu, T)
+    r = M.run_dynamics(A, "gabp", eta=p["eta"], mu=mu, T_sigma=p["T_sigma"], T=T, record=[1, T])
+    # [derived] sum_{t<=T} GAP(pi^t) <= GAP(pi^1) + B D^2 sum_{t=2}^{T} 1/(t-1) (Theorem 4.1 summed)
+    harmonic = float(np.sum(1.0 / np.arange(1, T)))
+    bound = r.gap[0, 0] + p["B_gap"] * D**2 * harmonic
+    return pd.DataFrame({"T": [T], "game": [game], "dynreg_x": [r.regret[0, 1, 0]], "dynreg_y": [r.regret[0, 1, 1]],
+                         "bound": [bound], "T_sigma": [p["T_sigma"]]})
+
+
+R_SCALES = {"ci": dict(Ts=(10000, 30000, 100000), n_games=6, d=10),
+            "full": dict(Ts=(1000, 3000, 10000, 30000, 100000), n_games=20, d=10)}
+
+
+@functools.lru_cache(maxsize=4)
+def regret_sweep(Ts, n_games, d, seed):
+    gs = child_seed(seed, "regret games") % 2**32
+    return sweep(regret_point, grid(T=list(Ts), game=list(range(n_games)), n_games=[n_games], d=[d],
+                                    game_seed=[gs]), seed=seed, progress=False, desc="gabp dynamic regret")
+
+
+@claim(PAPER, "dynamic_regret_log2", stream="regret",
+       citation="[paper] Theorem 5.1: DynamicReg_i(T) = O((ln T)^2) under Theorem 4.1's setup; spec check 4",
+       statement="GABP with full feedback on 10x10 random payoff games in Theorem 4.1's setup (mu = L = ||A||_2, "
+                 "eta = mu/(2(L+mu)^2), c = 1, T_sigma rounded up): the log-log slope of max_i DynamicReg_i(T)/"
+                 "(ln T)^2 against T over the largest T of the grid (full: T in [1e4, 1e5]) is at most 0.1 (spec "
+                 "check 4; bootstrap over games). [derived] If DynReg ~ a ln(3T) ln(T/T_sigma) (gap ~ T_sigma/t "
+                 "after the first anchors), this local slope is itself about 0.1 at T = 1e5 and falls only like "
+                 "1/ln T, so the spec's threshold is met narrowly: a regret growing like T^alpha fails it",
+       scales={"ci": dict(**R_SCALES["ci"], window=(10000, 100000)),
+               "full": dict(**R_SCALES["full"], window=(10000, 100000))})
+def dynamic_regret_log2(*, Ts, n_games, d, window, seed):
+    df = regret_sweep(tuple(Ts), n_games, d, seed)
+    df = df.assign(ratio=np.maximum(df.dynreg_x, df.dynreg_y) / np.log(df["T"]) ** 2)
+    w = df.pivot(index="game", columns="T", values="ratio")
+    fit = fit_loglog(w.columns.to_numpy(dtype=float), samples=w.to_numpy(), window=tuple(window), seed=seed)
+    tab = df.groupby("T").agg(ratio=("ratio", "mean"), T_sigma=("T_sigma", "first")).reset_index()
+    return Slope(fit=fit, predicted=0.0, tol=0.1, side="at_most", data=tab,
+                 note="mean DynReg/(ln T)^2 by T: " + ", ".join(f"{a}:{b:.2f}" for a, b in zip(tab["T"], tab.ratio)))
+
+
+@claim(PAPER, "dynamic_regret_below_summed_bound", stream="regret",
+       citation="[derived] Theorem 4.1 summed over t: DynamicReg_i(T) <= sum_t GAP(pi^t) <= GAP(pi^1) + B D^2 "
+                "H_{T-1}, B = 17c(6 ln(3(T+1))/ln(1+eta mu) + 1)(mu + (1+eta L)/eta): an explicit (ln T)^2 bound "
+                "behind Theorem 5.1",
+       statement="in the setup of dynamic_regret_log2, each player's dynamic regret is at most the summed "
+                 "Theorem 4.1 bound at every T of the grid: max ratio <= 1 (exact)",
+       scales={"ci": dict(**R_SCALES["ci"]), "full": dict(**R_SCALES["full"])})
+def dynamic_regret_below_summed_bound(*, Ts, n_games, d, seed):
+    df = regret_sweep(tuple(Ts), n_games, d, seed)
+    ratio = np.maximum(df.dynreg_x, df.dynreg_y) / df.bound
+    return Bound(value=float(ratio.max()), bound=1.0, side="<=", data=df.assign(ratio=ratio),
+                 note=f"max DynReg/bound {ratio.max():.2e}")
+
+
+# --------------------------------------------------------------------------- figure
+
+FIG_SCALES = {"ci": dict(n_games=8, T_full=1000, T_noisy=2000, d=50),
+              "full": dict(n_games=50, T_full=1000, T_noisy=10000, d=50)}
+
+
+@figure(PAPER, "gap_vs_t",
+        caption="Figure 1 (left) setup: mean last-iterate gap (shaded: standard error over random payoff games, "
+                "d = 50) of GABP, APGA and OGA with full feedback (T = 1000, eta = 0.05) and noisy feedback "
+                "(N(0, 0.1^2), T = 10^4, eta = 0.001) with the repository's hyperparameters; dashed: the theorems' "
+                "orders t^-1 (Thm 4.1) and t^-1/7 (Thm 4.3) and APGA's t^-1/2. At ci scale: 8 games, noisy T = 2000",
+        scales=FIG_SCALES)
+def gap_vs_t(*, n_games, T_full, T_noisy, d, seed):
+    fig, ax = subplots(1, 2, width=10.0)
+    parts = []
+    for j, (fb, T) in enumerate((("full", T_full), ("noisy", T_noisy))):
+        df = fig1_sweep(("gabp", "apga", "oga"), fb, d, n_games, T, seed)
+        a = ax[0, j]
+        for i, m in enumerate(("gabp", "apga", "oga")):
+            t, G = _wide(df, m)
+            mean, se = G.mean(0), G.std(0, ddof=1) / np.sqrt(G.shape[0])
+            a.loglog(t, mean, color=f"C{i}", label=m.upper())
+            a.fill_between(t, np.maximum(mean - se, 1e-12), mean + se, color=f"C{i}", alpha=0.25)
+            parts.append(pd.DataFrame({"feedback": fb, "method": m, "t": t, "mean_gap": mean, "se": se}))
+        t0 = float(T) / 10
+        g0 = parts[-3].mean_gap.iloc[np.searchsorted(parts[-3].t.to_numpy(), t0)]
+        tt = np.geomspace(t0, T, 10)
+        guides = ([(-1.0, ":", "t^-1 (Thm 4.1)"), (-0.5, "--", "t^-1/2 (APGA)")] if fb == "full"
+                  else [(-1 / 7, ":", "t^-1/7 (Thm 4.3)")])
+        for p, style, label in guides:
+            a.loglog(tt, g0 * (tt / t0) ** p, "k" + style, lw=1, label=label)
+        a.set_xlabel("t")
+        a.set_ylabel(r"GAP($\pi^t$)")
+        a.set_title(f"{fb} feedback")
+        a.legend(fontsize=7)
+    return fig, pd.concat(parts, ignore_index=True)
