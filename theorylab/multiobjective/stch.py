@@ -347,10 +347,9 @@ def evaluate(problem: SetProblem, X) -> np.ndarray:
     """The K x m value matrix F[k, i] = f_i(X[k])."""
     problem = _problem(problem)
     X = _solutions(X, problem)
-    check_budget("the K x m value matrix", X.shape[0] * problem.m, max_elements=MAX_SIZE, K=X.shape[0])
-    if problem.kind == "least_squares":
-        return (X @ problem.A.T - problem.b) ** 2
-    return ((X[:, None, :] - problem.A[None, :, :]) ** 2).sum(2)
+    check_budget("the K x m value matrix", X.shape[0] * problem.m * problem.n_dim, max_elements=MAX_SIZE,
+                 K=X.shape[0])
+    return _evaluate(problem, X)
 
 
 def _jacobian_products(problem, X, W):
@@ -376,7 +375,7 @@ def min_enclosing_ball(points) -> tuple:
     if P.shape[0] == 1:
         return P[0].copy(), 0.0
     x, r = cp.Variable(P.shape[1]), cp.Variable()
-    prob = cp.Problem(cp.Minimize(r), [cp.norm(P[j] - x, 2) <= r for j in range(P.shape[0])])
+    prob = cp.Problem(cp.Minimize(r), [cp.norm(P - x[None, :], 2, axis=1) <= r])
     prob.solve()
     if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None:
         raise SimulationDiverged(f"min_enclosing_ball: cvxpy returned status {prob.status!r}")
@@ -482,10 +481,12 @@ def _solver_args(problem, K, method, mu, n_steps, lr, warmup, momentum, init, X0
     return problem, K, method, mu, n_steps, lr, warmup, momentum, X0, prefs
 
 
-def _finish(X, problem, X0, what):
-    require_finite(what, X)
+def _finish(X, problem, X0, what, lr):
+    if not np.all(np.isfinite(X)):
+        raise SimulationDiverged(f"{what}: the solutions overflowed to a non-finite value; the step size lr = {lr:g} "
+                                 "is too large for this problem")
     scale = 1e6 * (1.0 + np.abs(X0).max() + np.abs(problem.minimisers).max())
-    if np.abs(X).max() > scale:
+    if not np.abs(X).max() <= scale:
         raise SimulationDiverged(f"{what}: the solutions left the ball of radius {scale:.3g} (max |X| = "
                                  f"{np.abs(X).max():.3g}); the step size lr is too large for this problem")
     return X
@@ -505,30 +506,40 @@ def solve_set(problem: SetProblem, K: int = 5, method: str = "stch_set", *, mu: 
     curve = np.empty(n_steps)
     KR.schedule_free(kind, problem.A, problem.b, _METHOD_CODE[method], prefs, mu, X0, n_steps, lr, warmup, momentum,
                      1, X, curve)
-    X = _finish(X, problem, X0, f"solve_set({method})")
+    X = _finish(X, problem, X0, f"solve_set({method})", lr)
     if return_curve:
         return X, require_finite("the scalarisation curve", curve)
     return X
 
 
 def _scalarise_numpy(method, F, lam, mu):
-    """(g(F), dg/dF) from the public numpy scalarisations."""
+    """dg/dF by the numpy formulas behind the public scalarisations (no validation: the reference's inner loop)."""
+    K, m = F.shape
     if method == "stch_set":
-        return stch_set(F, mu), stch_set_grad(F, mu)
-    if method == "tch_set":
-        return tch_set(F), tch_set_subgrad(F)
-    if method == "som":
-        W = np.zeros_like(F)
-        W[F.argmin(0), np.arange(F.shape[1])] = 1.0 / F.shape[1]
-        return som(F), W
+        s, _ = _inner_outer(F, mu)
+        return _softmax(s / mu, 0)[None, :] * _softmax(-F / mu, 0)
+    W = np.zeros_like(F)
+    if method in ("tch_set", "som"):
+        k = F.argmin(0)
+        if method == "som":
+            W[k, np.arange(m)] = 1.0 / m
+        else:
+            i = int(F.min(0).argmax())
+            W[k[i], i] = 1.0
+        return W
     if method == "stch":
-        return float(smooth_tch(F, lam, mu).sum()), smooth_tch_grad(F, lam, mu)
+        return lam * _softmax(lam * F / mu, 1)
     if method == "tch":
-        W = np.zeros_like(F)
         i = (lam * F).argmax(1)
-        W[np.arange(F.shape[0]), i] = lam[np.arange(F.shape[0]), i]
-        return float(tch(F, lam).sum()), W
-    return float((lam * F).sum()), lam
+        W[np.arange(K), i] = lam[np.arange(K), i]
+        return W
+    return lam
+
+
+def _evaluate(problem, X):
+    if problem.kind == "least_squares":
+        return (X @ problem.A.T - problem.b) ** 2
+    return ((X[:, None, :] - problem.A[None, :, :]) ** 2).sum(2)
 
 
 def solve_set_numpy(problem: SetProblem, K: int = 5, method: str = "stch_set", *, mu: float | None = None,
@@ -542,15 +553,17 @@ def solve_set_numpy(problem: SetProblem, K: int = 5, method: str = "stch_set", *
         problem, K, method, mu, n_steps, lr, warmup, momentum, init, X0, prefs, seed, MAX_WORK_NUMPY)
     y, z = X0.copy(), X0.copy()
     lr_max, wsum = -1.0, 0.0
+    far = 1e6 * (1.0 + np.abs(X0).max() + np.abs(problem.minimisers).max())
     for t in range(n_steps):
         gamma = lr * min(1.0, (t + 1) / warmup) if warmup else lr
         lr_max = max(lr_max, gamma)
         wsum += lr_max ** 2
         c = lr_max ** 2 / wsum
-        _, W = _scalarise_numpy(method, evaluate(problem, y), prefs, mu)
-        g = _jacobian_products(problem, y, W)
+        g = _jacobian_products(problem, y, _scalarise_numpy(method, _evaluate(problem, y), prefs, mu))
         y = (1 - c) * y + c * z + gamma * (momentum * (1 - c) - 1) * g
         z = z - gamma * g
-        if not np.all(np.isfinite(y)):
+        if not np.abs(y).max() <= far:          # diverging (or NaN): stop, _finish reports it
             break
-    return _finish((y - (1 - momentum) * z) / momentum, problem, X0, f"solve_set_numpy({method})")
+    with np.errstate(all="ignore"):
+        X = (y - (1 - momentum) * z) / momentum
+    return _finish(X, problem, X0, f"solve_set_numpy({method})", lr)
