@@ -24,12 +24,13 @@ from ..core._rng import below, normal, seed_state
 OVERFLOW = 1e150        # a run whose optimality gap exceeds this is stopped and marked inf
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def half_gradient(h, a, x, y, c, C, noise_std, B, state, gt, v, idx, w):
     """gt = (1/B) sum_b clip_C(c grad f(y; i_b) + (1 - c) grad f(x; i_b)) + w; returns how many were clipped.
     The batch indices are written to idx, the privacy noise to w."""
     n, d = h.shape
-    gt[:] = 0.0
+    for j in range(d):
+        gt[j] = 0.0
     n_clip = 0
     for b in range(B):
         i = below(state, n)
@@ -55,11 +56,8 @@ def half_gradient(h, a, x, y, c, C, noise_std, B, state, gt, v, idx, w):
 @njit(cache=True, nogil=True)
 def filter_step(t, kappa, gt, g):
     """g_t = gt (t = 0), else (1 - kappa) g_{t-1} + kappa gt."""
-    if t == 0:
-        g[:] = gt
-    else:
-        for j in range(g.size):
-            g[j] = (1.0 - kappa) * g[j] + kappa * gt[j]
+    for j in range(g.size):
+        g[j] = gt[j] if t == 0 else (1.0 - kappa) * g[j] + kappa * gt[j]
 
 
 @njit(cache=True, nogil=True)
@@ -77,11 +75,13 @@ def disk_runs(h, a, hbar, m, x_star, x0, eta, kappa, c, gamma, C, noise_std, B, 
     K = err2.shape[1]
     for r in range(seeds.shape[0]):
         seed_state(seeds[r], state)
-        x[:] = x0
-        xp[:] = x0
-        err2[r, :] = 0.0
-        grad2[r, :] = 0.0
-        gap[r, :] = 0.0
+        for j in range(d):
+            x[j] = x0[j]
+            xp[j] = x0[j]
+        for k in range(K):
+            err2[r, k] = 0.0
+            grad2[r, k] = 0.0
+            gap[r, k] = 0.0
         n_clip = 0
         for t in range(n_steps):
             for j in range(d):
@@ -99,9 +99,10 @@ def disk_runs(h, a, hbar, m, x_star, x0, eta, kappa, c, gamma, C, noise_std, B, 
             grad2[r, k] += sg
             gap[r, k] += sf
             if not sf < OVERFLOW:
-                err2[r, k:] = np.inf
-                grad2[r, k:] = np.inf
-                gap[r, k:] = np.inf
+                for kk in range(k, K):
+                    err2[r, kk] = np.inf
+                    grad2[r, kk] = np.inf
+                    gap[r, kk] = np.inf
                 break
             for j in range(d):
                 xp[j] = x[j]
@@ -122,7 +123,8 @@ def disk_trace(h, a, x0, eta, kappa, c, gamma, C, noise_std, B, seed, X, G, W, I
     state = np.empty(4, dtype=np.uint64)
     seed_state(seed, state)
     y, g, gt, v = np.empty(d), np.empty(d), np.empty(d), np.empty(d)
-    X[0, :] = x0
+    for j in range(d):
+        X[0, j] = x0[j]
     n_clip = 0
     for t in range(G.shape[0]):
         tp = t - 1 if t > 0 else 0
@@ -130,7 +132,7 @@ def disk_trace(h, a, x0, eta, kappa, c, gamma, C, noise_std, B, seed, X, G, W, I
             y[j] = X[t, j] + gamma * (X[t, j] - X[tp, j])
         n_clip += half_gradient(h, a, X[t], y, c, C, noise_std, B, state, gt, v, IDX[t], W[t])
         filter_step(t, kappa, gt, g)
-        G[t, :] = g
         for j in range(d):
+            G[t, j] = g[j]
             X[t + 1, j] = X[t, j] - eta * g[j]
     return n_clip
