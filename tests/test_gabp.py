@@ -184,6 +184,26 @@ def test_regret_sums_the_player_gaps():
     assert np.all(r.regret >= -1e-12)
 
 
+def test_strategy_path_and_perturbed_equilibrium():
+    A = A10[0]
+    L = M.lipschitz_constant(A)
+    eta = 1 / (2 * (L + 1) ** 2)
+    X, Y, Sx, Sy = M.strategy_path(A, "gabp", eta=eta, mu=1.0, T_sigma=25, T=120)
+    r = M.run_dynamics(A, "gabp", eta=eta, mu=1.0, T_sigma=25, T=120)
+    np.testing.assert_allclose(r.gap[0], [M.duality_gap(A, x, y) for x, y in zip(X, Y)], rtol=1e-11, atol=1e-14)
+    # GABP's anchor in period k = 3 (t = 51..75) is (3 sigma^3 + sigma^1)/4 with sigma^3 = pi^51
+    np.testing.assert_allclose(Sx[50], (3 * X[50] + X[0]) / 4, atol=1e-15)
+    # the perturbed stationary point is each player's regularised best response: x = Proj(s_x + A y / mu)
+    px, py, n = M.perturbed_equilibrium(A, Sx[50], Sy[50], 1.0)
+    np.testing.assert_allclose(px, M.project_simplex(Sx[50] + A @ py), atol=1e-11)
+    np.testing.assert_allclose(py, M.project_simplex(Sy[50] - A.T @ px), atol=1e-11)
+    import cvxpy as cp
+
+    z = cp.Variable(10)
+    cp.Problem(cp.Maximize(z @ (A @ py) - 0.5 * cp.sum_squares(z - Sx[50])), [z >= 0, cp.sum(z) == 1]).solve()
+    np.testing.assert_allclose(px, z.value, atol=1e-5)
+
+
 def test_mutation_anchor_never_updated_is_caught(monkeypatch):
     """Broken variant: GABP's anchor is never re-initialised (T_sigma ignored: k stays 1), so the iterates
     converge to the equilibrium of the mu-perturbed game and the gap flattens.  The ci rate claim must say

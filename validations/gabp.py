@@ -212,11 +212,12 @@ def _log_ratio_final(df, a, b):
                  "game: the mean over games of log(GAP_GABP(pi^{T+1}) / GAP_APGA(pi^{T+1})) is <= 0 (paired "
                  "bootstrap over games)",
        scales=F_SCALES, expect_reproduced=False,
-       why_not="with the repository's hyperparameters APGA's final gap is lower on most games: mean log ratio "
-               "+0.23 (GABP's gap 26% larger, 95% CI 10-45%, 400 games; APGA lower on 66% of games); the "
-               "arithmetic mean gap plotted in Figure 1 gives GABP/APGA = 1.12 [0.96, 1.30]: 'competitive', not "
-               "faster, at T = 1000; GABP's O(1/k) anchor bias keeps its slope near -1 while APGA converges "
-               "linearly on most games")
+       why_not="with the repository's hyperparameters APGA's final gap is lower on most games (full scale, 400 "
+               "games): mean log(GAP_GABP/GAP_APGA) = +0.176 [0.136, 0.215], i.e. GABP's gap 19% larger (CI "
+               "15-24%), APGA lower on 66% of games; the arithmetic mean gap plotted in Figure 1 gives "
+               "GABP/APGA = 1.02 [0.90, 1.19]: competitive, not faster, at T = 1000. Over [1e3, 1e4] GABP's "
+               "slope stays near -1.1 (its O(1/k) anchor bias) while APGA converges linearly on most games and "
+               "stalls on a few, which then dominate the mean")
 def gabp_final_gap_below_apga(*, n_games, T, d, seed):
     df = _fig1(n_games, T, d, seed)
     lr = _log_ratio_final(df, "gabp", "apga")
@@ -263,8 +264,43 @@ def theorem41_bound_holds(*, n_games, T, seed):
     rr = (df.residual / df.residual_bound).max()
     return Bound(value=float(max(rg, rr)), bound=1.0, side="<=", data=df.iloc[:: max(1, len(df) // 2000)],
                  note=f"max gap/bound {rg:.2e}, max r/bound {rr:.2e}; T_sigma {df.T_sigma.min()}-{df.T_sigma.max()} "
-                      f"(real {df.T_sigma_real.min():.1f}-{df.T_sigma_real.max():.1f}, rounded up) >= T: no "
-                      "re-anchoring happens within T = 2000")
+                      f"(real {df.T_sigma_real.min():.1f}-{df.T_sigma_real.max():.1f}, rounded up): "
+                      f"{int((df.groupby('game').T_sigma.first() < T).sum())} of {n_games} games re-anchor within T")
+
+
+def lemma_b1_point(*, game: int, n_games: int, T: int, T_sigma: int, seed: int, game_seed: int) -> pd.DataFrame:
+    """Per period k of one game: max over t in the period (after its first step) of
+    ||pi^{mu,s_k} - pi^t||^2 / ((1 + eta mu)^{-(t - (k-1)T_sigma - 1)} ||pi^{mu,s_k} - sigma^k||^2)."""
+    A = _thm41_games(n_games, game_seed)[game]
+    L, mu = M.lipschitz_constant(A), 1.0
+    eta = mu / (2 * (L + mu) ** 2)
+    X, Y, Sx, Sy = M.strategy_path(A, "gabp", eta=eta, mu=mu, T_sigma=T_sigma, T=T)
+    rows = []
+    for k in range(1, T // T_sigma + 1):
+        t0 = (k - 1) * T_sigma + 1                        # pi^{t0} = sigma^k
+        px, py, _ = M.perturbed_equilibrium(A, Sx[t0 - 1], Sy[t0 - 1], mu)
+        t = np.arange(t0 + 1, min(t0 + T_sigma, T + 1) + 1)
+        lhs = np.sum((X[t - 1] - px) ** 2, 1) + np.sum((Y[t - 1] - py) ** 2, 1)
+        r0 = np.sum((X[t0 - 1] - px) ** 2) + np.sum((Y[t0 - 1] - py) ** 2)
+        rhs = (1 + eta * mu) ** (-(t - (k - 1) * T_sigma - 1)) * r0
+        rows.append(dict(game=game, k=k, max_ratio=float(np.max(lhs / rhs)), dist0_sq=r0, eta=eta, L=L))
+    return pd.DataFrame(rows)
+
+
+@claim(PAPER, "lemma_b1_contraction", stream="thm41",
+       citation="[paper] Lemma B.1, eq. (6) (proof of Theorem 4.1): ||pi^{mu,sigma^k} - pi^t||^2 <= (1 + eta "
+                "mu)^{-(t - (k-1)T_sigma - 1)} ||pi^{mu,sigma^k} - sigma^k||^2, pi^{mu,sigma^k} the stationary "
+                "point of the mu-perturbed game with GABP's anchor (k sigma^k + sigma^1)/(k+1)",
+       statement="GABP (full feedback, 10x10 random payoff games, mu = 1, eta = mu/(2(L+mu)^2), T_sigma = 200, "
+                 "T = 2000: 10 anchors) against the perturbed stationary points computed to 1e-13: the ratio of "
+                 "the two sides of eq. (6), maximised over every t after the first of each period, over periods "
+                 "and games, is <= 1 (exact; the first step's ratio is about 1 - eta mu, so the check is tight)",
+       scales={"ci": dict(n_games=2, T=2000, T_sigma=200), "full": dict(n_games=20, T=2000, T_sigma=200)})
+def lemma_b1_contraction(*, n_games, T, T_sigma, seed):
+    df = sweep(lemma_b1_point, grid(game=list(range(n_games)), n_games=[n_games], T=[T], T_sigma=[T_sigma],
+                                    game_seed=[seed]), seed=seed, progress=False, desc="gabp Lemma B.1")
+    return Bound(value=float(df.max_ratio.max()), bound=1.0, side="<=", data=df,
+                 note=f"{len(df)} periods; ratio range {df.max_ratio.min():.4f}-{df.max_ratio.max():.4f}")
 
 
 @claim(PAPER, "lemma22_gap_le_D_residual", stream="thm41",
@@ -333,7 +369,7 @@ def regret_point(*, T: int, game: int, n_games: int, d: int, seed: int, game_see
 
 
 R_SCALES = {"ci": dict(Ts=(10000, 30000, 100000), n_games=6, d=10),
-            "full": dict(Ts=(1000, 3000, 10000, 30000, 100000), n_games=20, d=10)}
+            "full": dict(Ts=(10000, 30000, 100000, 300000, 1000000), n_games=20, d=10)}
 
 
 @functools.lru_cache(maxsize=4)
@@ -347,12 +383,12 @@ def regret_sweep(Ts, n_games, d, seed):
        citation="[paper] Theorem 5.1: DynamicReg_i(T) = O((ln T)^2) under Theorem 4.1's setup; spec check 4",
        statement="GABP with full feedback on 10x10 random payoff games in Theorem 4.1's setup (mu = L = ||A||_2, "
                  "eta = mu/(2(L+mu)^2), c = 1, T_sigma rounded up): the log-log slope of max_i DynamicReg_i(T)/"
-                 "(ln T)^2 against T over the largest T of the grid (full: T in [1e4, 1e5]) is at most 0.1 (spec "
+                 "(ln T)^2 against T over the largest decade of the grid (full: T in [1e5, 1e6]; ci: [1e4, 1e5]) is at most 0.1 (spec "
                  "check 4; bootstrap over games). [derived] If DynReg ~ a ln(3T) ln(T/T_sigma) (gap ~ T_sigma/t "
                  "after the first anchors), this local slope is itself about 0.1 at T = 1e5 and falls only like "
                  "1/ln T, so the spec's threshold is met narrowly: a regret growing like T^alpha fails it",
        scales={"ci": dict(**R_SCALES["ci"], window=(10000, 100000)),
-               "full": dict(**R_SCALES["full"], window=(10000, 100000))})
+               "full": dict(**R_SCALES["full"], window=(100000, 1000000))})
 def dynamic_regret_log2(*, Ts, n_games, d, window, seed):
     df = regret_sweep(tuple(Ts), n_games, d, seed)
     df = df.assign(ratio=np.maximum(df.dynreg_x, df.dynreg_y) / np.log(df["T"]) ** 2)

@@ -46,13 +46,19 @@ def project_simplex(y, out):
             if y[i] > theta:
                 total += y[i]
                 m_new += 1
+        if m_new == 0:              # rounding (|y| >> 1): keep the last active set
+            break
         if m_new != m:
             changed = True
             m = m_new
         theta = (total - 1.0) / m
+    s = 0.0
     for i in range(n):
         v = y[i] - theta
         out[i] = v if v > 0.0 else 0.0
+        s += out[i]
+    if s == 0.0:                    # all mass lost to rounding: the vertex of the largest entry
+        out[np.argmax(y)] = 1.0
 
 
 @njit(cache=True)

@@ -51,7 +51,7 @@ from theorylab.games import _kernels_games as K
 __all__ = ["METHODS", "FEEDBACKS", "DIAMETER", "Run", "random_payoff_games", "project_simplex",
            "project_simplex_numpy", "duality_gap", "gap_lp", "tangent_residual", "lipschitz_constant",
            "theorem41_parameters", "theorem41_bound", "theorem43_parameters", "run_dynamics",
-           "run_dynamics_numpy"]
+           "run_dynamics_numpy", "strategy_path", "perturbed_equilibrium"]
 
 METHODS = ("ga", "apga", "gabp", "apga_code", "gabp_code", "oga")
 FEEDBACKS = ("full", "noisy")
@@ -113,11 +113,11 @@ def _simplex_point(name, value, d, atol=1e-9):
     return p
 
 
-def _strategies(A, x, y):
+def _strategies(A, x, y, names=("x", "y")):
     A = _games(A)
     if A.shape[0] != 1:
         raise ValueError(f"A must be one payoff matrix (d1, d2) here; got a stack of shape {A.shape}")
-    return A[0], _simplex_point("x", x, A.shape[1]), _simplex_point("y", y, A.shape[2])
+    return A[0], _simplex_point(names[0], x, A.shape[1]), _simplex_point(names[1], y, A.shape[2])
 
 
 # --------------------------------------------------------------------------- games, projection, gap
@@ -139,8 +139,8 @@ def project_simplex(v) -> np.ndarray:
     if v.ndim not in (1, 2) or v.shape[-1] == 0:
         raise ValueError(f"v must be a non-empty vector or a 2-d array of non-empty rows; got shape {v.shape}")
     check_budget("the projected array", v.size)
-    if np.abs(v).max() > 1e150:
-        raise ValueError(f"v must have entries of magnitude <= 1e150; got {np.abs(v).max():.3g}")
+    if np.abs(v).max() > 1e12:
+        raise ValueError(f"v must have entries of magnitude <= 1e12; got {np.abs(v).max():.3g}")
     rows = np.atleast_2d(v)
     out = np.empty_like(rows)
     for i in range(rows.shape[0]):
@@ -268,16 +268,17 @@ def _dyn_args(A, method, eta, mu, T_sigma, T, feedback, noise_std, x0, y0, recor
             raise ValueError(f"n_seeds repeats one game with independent noise; A must then be one matrix, got "
                              f"{n_games} games")
         A = np.broadcast_to(A, (n_seeds, d1, d2))
+    n_runs = A.shape[0]
+    check_budget("run_dynamics work", n_runs * T * d1 * d2, max_elements=MAX_WORK, unit="multiply-adds",
+                 n_runs=n_runs, T=T, d1=d1, d2=d2)
     if record is None:
+        check_budget("the recorded arrays (every t)", 4 * n_runs * (T + 1), n_runs=n_runs, T=T)
         rec = np.arange(1, T + 2, dtype=np.int64)
     else:
         rec = check_array("record", np.atleast_1d(record), ndim=1, dtype=np.int64)
         if rec.size == 0 or np.any(np.diff(rec) <= 0) or rec[0] < 1 or rec[-1] > T + 1:
             raise ValueError(f"record must be increasing times in [1, T + 1] = [1, {T + 1}]; got "
                              f"{rec[:5].tolist()}{'...' if rec.size > 5 else ''}")
-    n_runs = A.shape[0]
-    check_budget("run_dynamics work", n_runs * T * d1 * d2, max_elements=MAX_WORK, unit="multiply-adds",
-                 n_runs=n_runs, T=T, d1=d1, d2=d2)
     check_budget("the recorded arrays", 4 * n_runs * rec.size, n_runs=n_runs, record=rec.size)
     L = max(float(np.linalg.norm(a, 2)) for a in A[: (1 if n_seeds is not None else n_runs)])
     kappa = theta = 0.0
@@ -384,3 +385,66 @@ def run_dynamics_numpy(A, method: str = "gabp", *, eta: float = 0.05, mu: float 
         if tau == T_sigma:
             k, tau, sx, sy = k + 1, 0, x.copy(), y.copy()
     return _finish(gap, res, reg, rec, T_sigma, L, f"run_dynamics_numpy(method={method!r}, eta={eta:g})")
+
+
+# --------------------------------------------------------------------------- paths and perturbed equilibria
+
+def strategy_path(A, method: str = "gabp", *, eta: float = 0.02, mu: float = 1.0, T_sigma: int = 10,
+                  T: int = 1000):
+    """Full-feedback strategies pi^1..pi^{T+1} of one game (paper indexing, constant eta), with the anchors:
+    returns (X (T+1, d1), Y (T+1, d2), S_x, S_y) where S[t - 1] is the effective anchor used by the update
+    pi^t -> pi^{t+1} (sigma^k for APGA, (k sigma^k + sigma^1)/(k + 1) for GABP; pi^t itself for GA, no
+    perturbation).  A plain Python loop over the jitted projection (a reference path; small games)."""
+    method = check_choice("method", method, ("ga", "apga", "gabp"))
+    A = _games(A)
+    if A.shape[0] != 1:
+        raise ValueError(f"A must be one payoff matrix (d1, d2) here; got a stack of shape {A.shape}")
+    A = A[0]
+    eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
+    mu = check_real("mu", mu, low=0.0, low_open=True, high=1e6)
+    T_sigma = check_int("T_sigma", T_sigma, low=1, high=MAX_T)
+    T = check_size("T", T, budget=10**6)
+    d1, d2 = A.shape
+    check_budget("the strategy path", 2 * (T + 1) * (d1 + d2), T=T, d1=d1, d2=d2)
+    X, Y = np.empty((T + 1, d1)), np.empty((T + 1, d2))
+    Sx, Sy = np.empty((T, d1)), np.empty((T, d2))
+    X[0], Y[0] = 1.0 / d1, 1.0 / d2
+    sig_x, sig_y, k, tau = X[0].copy(), Y[0].copy(), 1, 0
+    m = 0.0 if method == "ga" else mu
+    for t in range(T):
+        x, y = X[t], Y[t]
+        w = k / (k + 1.0) if method == "gabp" else 1.0
+        Sx[t] = w * sig_x + (1 - w) * X[0] if method != "ga" else x
+        Sy[t] = w * sig_y + (1 - w) * Y[0] if method != "ga" else y
+        K.project_simplex(x + eta * (A @ y - m * (x - Sx[t])), X[t + 1])
+        K.project_simplex(y + eta * (-A.T @ x - m * (y - Sy[t])), Y[t + 1])
+        tau += 1
+        if tau == T_sigma:
+            k, tau, sig_x, sig_y = k + 1, 0, X[t + 1].copy(), Y[t + 1].copy()
+    require_bounded("strategy_path", X, 1.0 + 1e-9, method=method, eta=eta)
+    return X, Y, Sx, Sy
+
+
+def perturbed_equilibrium(A, anchor_x, anchor_y, mu: float = 1.0, *, tol: float = 1e-13,
+                          max_iter: int = 10**6):
+    """pi^{mu, s}: the unique stationary point of the mu-perturbed game with anchor s = (anchor_x, anchor_y),
+    i.e. the solution of the strongly monotone variational inequality for V(pi) - mu (pi - s).  Computed by the
+    forward-backward iteration pi <- Proj(pi + h (V(pi) - mu (pi - s))) with h = mu/(L + mu)^2, a contraction,
+    until ||pi_{n+1} - pi_n|| <= tol; returns (x, y, iterations)."""
+    A, ax, ay = _strategies(A, anchor_x, anchor_y, names=("anchor_x", "anchor_y"))
+    mu = check_real("mu", mu, low=1e-8, high=1e6)
+    tol = check_real("tol", tol, low=1e-16, high=1.0)
+    max_iter = check_size("max_iter", max_iter, budget=10**7)
+    L = float(np.linalg.norm(A, 2))
+    h = mu / (L + mu) ** 2
+    x, y = ax.copy(), ay.copy()
+    nx, ny = np.empty_like(x), np.empty_like(y)
+    for n in range(1, max_iter + 1):
+        K.project_simplex(x + h * (A @ y - mu * (x - ax)), nx)
+        K.project_simplex(y + h * (-A.T @ x - mu * (y - ay)), ny)
+        step = math.sqrt(float(np.sum((nx - x) ** 2) + np.sum((ny - y) ** 2)))
+        x, nx, y, ny = nx, x, ny, y
+        if step <= tol:
+            return x.copy(), y.copy(), n
+    raise RuntimeError(f"perturbed_equilibrium: no convergence to tol = {tol:g} in max_iter = {max_iter} "
+                       f"iterations (mu = {mu:g}, L = {L:.4g})")
