@@ -266,31 +266,35 @@ def clipping_trend(*, n_runs, n_steps, seed):
         caption="DiSK (kappa = 0.7, gamma = 0.5; kappa = 0.9, gamma = 1) vs DP-SGD on the shared d = 50 quadratic "
                 "from x_0 = x* + 3 (sigma = 1, C = 100, B = 64, eta = 1): gradient-error power ||g_t - grad f||^2 "
                 "with the levels tr Cov(nu) and kappa/(2 - kappa) tr Cov(nu), and ||grad f||^2 with the "
-                "closed-loop Lyapunov levels (means over runs, windows of 10 steps)",
+                "closed-loop Lyapunov levels (means over runs, windows of 5 steps)",
         scales={"ci": dict(n_runs=4, n_steps=1000), "full": dict(n_runs=32, n_steps=3000)})
 def fig_error(*, n_runs, n_steps, seed):
     P = problem(0.0)
     qv = D.noise_variance(P, sigma=SIGMA, C=C_BIG, B=B)
     x0 = P.x_star + CLIP_OFFSET
-    fig, ax = subplots(1, 2, width=9.5)
+    fig, ax = subplots(1, 2, width=4.8, height=3.6)
     rows = []
     for j, (name, kappa, gamma) in enumerate((("DP-SGD", 1.0, 0.0), ("DiSK kappa=0.7", 0.7, 0.5),
                                              ("DiSK kappa=0.9", 0.9, 1.0))):
         run = D.run_disk(P, kappa=kappa, gamma=gamma, eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps,
-                         record_every=10, n_runs=n_runs, x0=x0, seed=seed)
-        e, g = run.err2.mean(0), run.grad2.mean(0)
+                         record_every=5, n_runs=n_runs, x0=x0, seed=seed)
+        e, g, t = run.err2.mean(0), run.grad2.mean(0), run.steps + 2.5      # window centres
         lev_e = D.error_variance_factor(kappa) * qv.sum()
         lev_g = D.lyapunov_gradnorm(P.hbar, qv, eta=ETA, kappa=kappa).sum()
-        ax[0, 0].plot(run.steps, e, color=f"C{j}", lw=0.8, label=name)
+        ax[0, 0].plot(t, e, color=f"C{j}", lw=0.8, label=name)
         ax[0, 0].axhline(lev_e, color=f"C{j}", ls="--", lw=1)
-        ax[0, 1].plot(run.steps, g, color=f"C{j}", lw=0.8, label=name)
+        ax[0, 1].plot(t, g, color=f"C{j}", lw=0.8, label=name)
         ax[0, 1].axhline(lev_g, color=f"C{j}", ls="--", lw=1)
-        rows.append(pd.DataFrame({"method": name, "kappa": kappa, "gamma": gamma, "step": run.steps, "err2": e,
+        rows.append(pd.DataFrame({"method": name, "kappa": kappa, "gamma": gamma, "step": t, "err2": e,
                                   "grad2": g, "err2_level": lev_e, "grad2_lyapunov": lev_g}))
     ax[0, 0].set_xlabel("step t")
-    ax[0, 0].set_ylabel(r"$\|g_t - \nabla f(x_t)\|^2$ (dashed: $\frac{\kappa}{2-\kappa}\,\mathrm{tr\,Cov}(\nu)$)")
+    ax[0, 0].set_ylabel(r"$\|g_t - \nabla f(x_t)\|^2$")
+    ax[0, 0].set_title(r"dashed: $\frac{\kappa}{2-\kappa}\,\mathrm{tr\,Cov}(\nu)$", fontsize=9)
     ax[0, 1].set_xlabel("step t")
-    ax[0, 1].set_ylabel(r"$\|\nabla f(x_t)\|^2$ (dashed: Lyapunov)")
+    ax[0, 1].set_ylabel(r"$\|\nabla f(x_t)\|^2$")
+    ax[0, 1].set_title("dashed: closed-loop Lyapunov level", fontsize=9)
     ax[0, 1].set_yscale("log")
-    ax[0, 0].legend(fontsize=7)
+    for a in ax[0]:
+        a.set_xscale("log")
+    ax[0, 1].legend(fontsize=7, loc="upper right")
     return fig, pd.concat(rows, ignore_index=True)

@@ -12,7 +12,10 @@ pytorch/opacus research/disk_optimizer, restated in the spec), c = (1 - kappa)/(
 
 kappa = 1 is DP-SGD.  gamma = 0 (or within 1e-3 of (1 - kappa)/kappa) means gamma = (1 - kappa)/kappa, c = 1, one
 gradient per sample (the optimiser's convention).  Minibatches: B indices uniform with replacement (the
-authors use Poisson sampling; the identities below do not depend on it).
+authors use Poisson sampling; the identities below do not depend on it).  Privacy noise as in the ReadMe,
+sigma C / B per coordinate; the KFOptimizer code divides its noise multiplier by sqrt(c^2 + (1 - c)^2) when it
+takes two gradients (then accounts with that multiplier), which changes the noise level, not the identities or
+the ratios checked here.
 
 Problem class: f(x) = (1/n) sum_i f(x; i), f(x; i) = 1/2 sum_j h_ij (x_j - a_ij)^2 (diagonal per-sample
 Hessians; a shared Hessian is diagonal without loss of generality, clipping and isotropic noise being rotation
