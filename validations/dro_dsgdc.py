@@ -256,6 +256,7 @@ def dspider_complexity(*, eps, n_runs, seed):
         scales={"ci": dict(n_runs=2, n_iter=100, record_every=10), "full": SMOOTH_SCALES["full"]})
 def fig_hessian(*, n_runs, n_iter, record_every, seed):
     df = smooth_sweep(n_runs, n_iter, record_every, seed)
+    df = df[df.d_eta < 1.0]                          # drop eta above every loss + lam (no active sample): log axes
     A, b = instance()
     xb, _ = erm_stationary_point()
     st = D.block_derivatives(A, b, np.tile(xb, (ETA_SWEEP.size, 1)), ETA_SWEEP, lam=LAM, loss=LOSS)
@@ -272,11 +273,13 @@ def fig_hessian(*, n_runs, n_iter, record_every, seed):
     ax[0, 1].loglog(1 - df.d_eta, df.hess_xx, ".", ms=2, label="samples")
     m = np.geomspace((1 - df.d_eta).min(), (1 - df.d_eta).max(), 50)
     ax[0, 1].loglog(m, G**2 / LAM + Ls * m, "r-", label=r"$G^2/\lambda + L(1 - \partial_\eta L)$")
-    ax[0, 1].loglog(1 - df.d_eta, LAM * 0 + df.d2_eta, "g.", ms=2, label=r"$\partial^2_{\eta\eta} L \leq 1/\lambda$")
+    ax[0, 1].loglog(1 - df.d_eta, df.d2_eta, "g.", ms=2, label=r"$\partial^2_{\eta\eta} L \leq 1/\lambda$")
     ax[0, 1].set_xlabel(r"$1 - \partial_\eta L = \mathrm{mean}\,\psi^{*\prime}$")
     ax[0, 1].legend(fontsize=7)
-    table = pd.concat([df.assign(source="samples"),
-                       pd.DataFrame({**st, "eta": ETA_SWEEP}).assign(source="x_bar eta sweep")], ignore_index=True)
+    cols = ["source", "eta", "grad_x", "hess_xx", "d_eta", "d2_eta"]
+    table = pd.concat([df.assign(source="samples")[cols],
+                       pd.DataFrame({**st, "eta": ETA_SWEEP}).assign(source="x_bar eta sweep")[cols]],
+                      ignore_index=True)
     return fig, table
 
 
