@@ -156,58 +156,87 @@ def gradient_closed_form(*, n_points, seed):
 
 # --------------------------------------------------------------------------- claims: the quadratic table
 
-def quad_point(*, run: int, n_steps: int, seed: int) -> pd.DataFrame:
-    """One run of run_quad_func.py: a quadratic instance (n = 10, m = 128), K = 5, the six methods from the
-    same U[0, 1) start (and the same preferences for STCH/TCH/LS)."""
-    s_prob, s_init = spawn_seeds(seed, 2)
-    P = S.quadratic_problem(10, 128, seed=int(s_prob))
+N_DIM, M_OBJ, K_SOL, Q_STEPS = 10, 128, 5, 10_000          # run_quad_func.py
+
+
+@functools.lru_cache(maxsize=4096)
+def quad_run(run_seed: int, method: str, n_steps: int) -> tuple:
+    """(worst, average) of one run of run_quad_func.py: the quadratic instance (n = 10, m = 128), K = 5, a
+    U[0, 1) start and Dirichlet(1_m) preferences, all drawn from ``run_seed`` (so every method of a run starts
+    from the same set, on the same instance)."""
+    s_prob, s_init = spawn_seeds(run_seed, 2)
+    P = S.quadratic_problem(N_DIM, M_OBJ, seed=int(s_prob))
     rng = np.random.default_rng(int(s_init))
-    X0 = S.initial_solutions(P, 5, "uniform", seed=rng)
-    lam = S.dirichlet_preferences(5, 128, seed=rng)
-    rows = []
-    for method in S.METHODS:
-        X = S.solve_set(P, 5, method, n_steps=n_steps, X0=X0, prefs=lam)
-        F = S.evaluate(P, X)
-        rows.append(dict(run=run, method=method, worst=S.tch_set(F), average=S.som(F)))
-    return pd.DataFrame(rows)
+    X0 = S.initial_solutions(P, K_SOL, "uniform", seed=rng)
+    lam = S.dirichlet_preferences(K_SOL, M_OBJ, seed=rng)
+    F = S.evaluate(P, S.solve_set(P, K_SOL, method, n_steps=n_steps, X0=X0, prefs=lam))
+    return S.tch_set(F), S.som(F)
 
 
-@functools.lru_cache(maxsize=4)
-def quad_sweep(n_runs, n_steps, seed):
-    runs = spawn_seeds(seed, n_runs)
-    parts = [quad_point(run=r, n_steps=n_steps, seed=int(runs[r])) for r in range(n_runs)]
-    return pd.concat(parts, ignore_index=True)
+def quad_table(methods, n_runs, n_steps, seed) -> pd.DataFrame:
+    """Runs 0..n_runs-1 (run r's seed does not depend on n_runs) of each method; two threads (nogil kernel)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    seeds = [int(x) for x in spawn_seeds(seed, n_runs)]
+    jobs = [(r, m) for r in range(n_runs) for m in methods]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        out = list(pool.map(lambda job: quad_run(seeds[job[0]], job[1], n_steps), jobs))
+    return pd.DataFrame([dict(run=r, method=m, worst=w, average=a) for (r, m), (w, a) in zip(jobs, out)])
 
 
-Q_SCALES = {"ci": dict(n_runs=8, n_steps=2000), "full": dict(n_runs=20, n_steps=10_000)}
-
-
-@claim(PAPER, "quad_worst_ordering", stream="quadratic",
-       citation="[paper: code] Xi-L/STCH-Set run_quad_func.py protocol (n = 10, m = 128, K = 5, 10 000 steps, "
-                "schedule-free SGD lr 1e-2, 100 warm-up steps); ordering as the spec's check 2 (table numbers "
-                "not read); numpy draws and a re-implemented schedule-free SGD substitute torch's",
-       statement="on the code's convex quadratic instances (f_i = (a_i.x - b_i)^2, a_i ~ U[-1,1]^10, "
-                 "b_i ~ U[-2,2], m = 128, K = 5, U[0,1) starts), STCH-Set (mu = 0.1) has the smallest mean worst "
-                 "objective max_i min_k f_i(x^k) of the six methods: ratio E[worst STCH-Set] / min over TCH-Set, "
-                 "SOM, STCH, TCH, LS of E[worst] <= 1 (bootstrap over independent instances)",
-       scales=Q_SCALES)
-def quad_worst_ordering(*, n_runs, n_steps, seed):
-    df = quad_sweep(n_runs, n_steps, seed)
-    W = df.pivot(index="run", columns="method", values="worst")[list(S.METHODS)].to_numpy()
-
-    def ratio(w):
-        m = w.mean(0)
-        return float(m[0] / m[1:].min())
-
-    q, lo, hi = bootstrap_ci(ratio, W, seed=seed)
+def _quad_summary(df, methods, n_runs):
     tab = df.groupby("method", sort=False).agg(worst=("worst", "mean"), worst_sd=("worst", "std"),
-                                               average=("average", "mean")).reset_index()
+                                               average=("average", "mean")).reindex(list(methods)).reset_index()
     tab["worst_se"] = tab.worst_sd / np.sqrt(n_runs)
+    return tab
+
+
+def _ratio_first_to_best_other(w):
+    m = w.mean(0)
+    return float(m[0] / m[1:].min())
+
+
+BASELINES = ("stch_set", "som", "stch", "tch", "ls")
+
+
+@claim(PAPER, "quad_worst_vs_baselines", stream="quadratic",
+       citation="[paper: code] Xi-L/STCH-Set run_quad_func.py protocol (n = 10, m = 128, K = 5, 10 000 steps, "
+                "schedule-free SGD lr 1e-2, 100 warm-up steps, U[0,1) starts); ordering as the spec's check 2 "
+                "(table numbers not read); numpy draws and a re-implemented schedule-free SGD substitute torch's",
+       statement="on the code's convex quadratic instances (f_i = (a_i.x - b_i)^2, a_i ~ U[-1,1]^10, "
+                 "b_i ~ U[-2,2], m = 128, K = 5), STCH-Set (mu = 0.1) has a smaller mean worst objective "
+                 "max_i min_k f_i(x^k) than SOM, STCH (mu = 0.01), TCH and LS (Dirichlet preferences): "
+                 "E[worst STCH-Set] / min over those four of E[worst] <= 1 (bootstrap over instances)",
+       scales={"ci": dict(n_runs=6, n_steps=Q_STEPS), "full": dict(n_runs=30, n_steps=Q_STEPS)})
+def quad_worst_vs_baselines(*, n_runs, n_steps, seed):
+    df = quad_table(BASELINES, n_runs, n_steps, seed)
+    W = df.pivot(index="run", columns="method", values="worst")[list(BASELINES)].to_numpy()
+    q, lo, hi = bootstrap_ci(_ratio_first_to_best_other, W, seed=seed)
+    tab = _quad_summary(df, BASELINES, n_runs)
     runner = tab.iloc[1:].sort_values("worst").iloc[0]
     return Bound(value=q, bound=1.0, side="<=", ci=(lo, hi), data=tab,
                  note=f"mean worst: STCH-Set {tab.worst.iloc[0]:.3g}, next best {runner.method} {runner.worst:.3g}; "
-                      f"mean average: STCH-Set {tab.average.iloc[0]:.3g}, SOM "
-                      f"{tab.loc[tab.method == 'som', 'average'].iloc[0]:.3g}")
+                      f"mean average: STCH-Set {tab.average.iloc[0]:.3g}, SOM {tab.average.iloc[1]:.3g}")
+
+
+@claim(PAPER, "quad_worst_vs_tch_set", stream="quadratic",
+       citation="[paper: code] run_quad_func.py protocol as in quad_worst_vs_baselines; spec check 2 asks only "
+                "'STCH-Set <= TCH-Set + 3 s.e.', the strict ordering tested here is the paper's qualitative claim",
+       statement="on the same instances and starts, STCH-Set (mu = 0.1) has a smaller mean worst objective than "
+                 "TCH-Set optimised directly by the same solver: E[worst STCH-Set] / E[worst TCH-Set] <= 1 "
+                 "(bootstrap over instances; TCH-Set's worst varies strongly between instances, hence many runs)",
+       scales={"ci": dict(n_runs=24, n_steps=Q_STEPS), "full": dict(n_runs=60, n_steps=Q_STEPS)})
+def quad_worst_vs_tch_set(*, n_runs, n_steps, seed):
+    methods = ("stch_set", "tch_set")
+    df = quad_table(methods, n_runs, n_steps, seed)
+    W = df.pivot(index="run", columns="method", values="worst")[list(methods)].to_numpy()
+    q, lo, hi = bootstrap_ci(_ratio_first_to_best_other, W, seed=seed)
+    tab = _quad_summary(df, methods, n_runs)
+    wins = int((W[:, 0] < W[:, 1]).sum())
+    return Bound(value=q, bound=1.0, side="<=", ci=(lo, hi), data=tab,
+                 note=f"mean worst STCH-Set {tab.worst.iloc[0]:.3g} (se {tab.worst_se.iloc[0]:.2g}), TCH-Set "
+                      f"{tab.worst.iloc[1]:.3g} (se {tab.worst_se.iloc[1]:.2g}); STCH-Set lower on {wins}/{n_runs} "
+                      f"instances; mean average {tab.average.iloc[0]:.3g} vs {tab.average.iloc[1]:.3g}")
 
 
 # --------------------------------------------------------------------------- claims: the clustered instance
@@ -244,7 +273,10 @@ def clustered_sweep(inits, n_instances, n_steps, seed):
 def _clustered_bound(df):
     bound = CLU_MU * np.log(CLU["m"] * CLU["K"])
     tab = df.groupby("init").agg(opt=("opt", "mean"), gap_max=("gap", "max"), gap_min=("gap", "min"),
-                                 gap_mean=("gap", "mean"), serving_min=("solutions_serving", "min")).reset_index()
+                                 gap_median=("gap", "median"),
+                                 attained=("gap", lambda g: int((g <= bound).sum())), instances=("gap", "size"),
+                                 serving_min=("solutions_serving", "min"),
+                                 serving_max=("solutions_serving", "max")).reset_index()
     return float(df.gap.max()), bound, tab
 
 
@@ -277,18 +309,18 @@ def clustered_optimum_spread_init(*, n_instances, n_steps, seed):
                  "starts: the set's worst objective is within mu log(mK) = 0.062 of the exact optimum on every "
                  "instance",
        scales=C_SCALES, expect_reproduced=False,
-       why_not="from concentrated starts (U[0,1)^10 as in the code, or N(0, I)) far from the clusters, one or two "
+       why_not="from concentrated starts far from the clusters (U[0,1)^10 as in the code, or N(0, I)) a few "
                "solutions are the nearest for every objective; the others get softmax weight exp(-Delta/mu) with "
-               "Delta/mu of order 1e3-1e4, i.e. exactly zero gradient in floating point, and never move: "
-               "full scale (20 instances, 10 000 steps) worst - OPT is 77-212 (OPT about 1) with 1-2 of 5 "
-               "solutions serving any objective, against <= 0.007 from farthest-point starts")
+               "Delta/mu >> 745, exactly zero in floating point, and never move (tests: idle solutions end where "
+               "they started). Full scale, 20 instances x 10 000 steps: worst - OPT median 137 (uniform) and 152 "
+               "(Gaussian), largest 294 (OPT about 1); the optimum was attained on 1 of 40 runs; 2-5 of the 5 "
+               "solutions serve an objective. From farthest-point starts worst - OPT <= 0.0056 on all 20.")
 def clustered_optimum_code_init(*, n_instances, n_steps, seed):
     df = clustered_sweep(("uniform", "gaussian"), n_instances, n_steps, seed)
     gap, bound, tab = _clustered_bound(df)
-    return Bound(value=float(df.gap.min()), bound=bound, side="<=", data=tab,
-                 note=f"smallest gap over instances and both inits {df.gap.min():.3g} (largest {gap:.3g}); "
-                      f"solutions serving some objective: {int(df.solutions_serving.min())}-"
-                      f"{int(df.solutions_serving.max())} of {CLU['K']}")
+    per = "; ".join(f"{r.init}: {r.attained}/{r.instances} attained, gap median {r.gap_median:.3g}, serving "
+                    f"{r.serving_min}-{r.serving_max} of {CLU['K']}" for r in tab.itertuples())
+    return Bound(value=gap, bound=bound, side="<=", data=tab, note=f"largest gap {gap:.3g}; {per}")
 
 
 # --------------------------------------------------------------------------- figures
@@ -311,7 +343,7 @@ def gap_point(*, mu: float, K: int, m: int, n_inst: int, seed: int) -> pd.DataFr
         caption="STCH vs TCH gap against the smoothing parameter mu on random value matrices (K = 5, m = 128): "
                 "STCH-Set - TCH-Set (left) and one solution's STCH - TCH (right), divided by mu, with the [derived] "
                 "sandwich [-log K, log m] (dashed) and the extremal matrices attaining its ends (crosses)",
-        scales={"ci": dict(n_inst=10), "full": dict(n_inst=200)})
+        scales={"ci": dict(n_inst=4), "full": dict(n_inst=200)})
 def gap_vs_mu(*, n_inst, seed):
     K, m = 5, 128
     df = sweep(gap_point, grid(mu=list(MUS), K=[K], m=[m], n_inst=[n_inst]), seed=seed, progress=False,

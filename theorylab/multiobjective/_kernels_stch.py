@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 KIND_LSQ, KIND_DIST = 0, 1
+SKIP = 40.0         # exp(-a) for a >= SKIP is left out of a sum whose largest term is exp(0) = 1
 METHOD_STCH_SET, METHOD_TCH_SET, METHOD_SOM, METHOD_STCH, METHOD_TCH, METHOD_LS = 0, 1, 2, 3, 4, 5
 
 
@@ -63,7 +64,8 @@ def weights(method, F, lam, mu, W):
                 lo = min(lo, F[k, i])
             tot = 0.0
             for k in range(K):
-                e = np.exp(-(F[k, i] - lo) / mu)
+                a = (F[k, i] - lo) / mu
+                e = np.exp(-a) if a < SKIP else 0.0      # exp(-40) < 2^-57: below the rounding of tot >= 1
                 W[k, i] = e
                 tot += e
             s[i] = lo - mu * np.log(tot)
@@ -74,9 +76,10 @@ def weights(method, F, lam, mu, W):
             hi = max(hi, s[i])
         tot = 0.0
         for i in range(m):
-            tot += np.exp((s[i] - hi) / mu)
+            s[i] = np.exp((s[i] - hi) / mu)
+            tot += s[i]
         for i in range(m):
-            p = np.exp((s[i] - hi) / mu) / tot
+            p = s[i] / tot
             for k in range(K):
                 W[k, i] *= p
         return hi + mu * np.log(tot)
@@ -107,9 +110,10 @@ def weights(method, F, lam, mu, W):
                 hi = max(hi, lam[k, i] * F[k, i] / mu)
             tot = 0.0
             for i in range(m):
-                tot += np.exp(lam[k, i] * F[k, i] / mu - hi)
+                W[k, i] = np.exp(lam[k, i] * F[k, i] / mu - hi)
+                tot += W[k, i]
             for i in range(m):
-                W[k, i] = lam[k, i] * np.exp(lam[k, i] * F[k, i] / mu - hi) / tot
+                W[k, i] *= lam[k, i] / tot
             total += mu * (hi + np.log(tot))
         elif method == METHOD_TCH:
             ii = 0

@@ -333,13 +333,13 @@ def _problem(problem):
     return problem
 
 
-def _solutions(X, problem):
-    X = check_array("X", X, ndim=2)
+def _solutions(X, problem, name="X"):
+    X = check_array(name, X, ndim=2)
     if X.shape[0] < 1 or X.shape[1] != problem.n_dim:
-        raise ValueError(f"X must be a K x n_dim matrix of solutions (K >= 1, n_dim = {problem.n_dim}); got shape "
-                         f"{X.shape}")
+        raise ValueError(f"{name} must be a K x n_dim matrix of solutions (K >= 1, n_dim = {problem.n_dim}); got "
+                         f"shape {X.shape}")
     if np.abs(X).max() > 1e6:
-        raise ValueError(f"X must hold entries within 1e6 of 0; got max |X| = {np.abs(X).max():.3g}")
+        raise ValueError(f"{name} must hold entries within 1e6 of 0; got max |{name}| = {np.abs(X).max():.3g}")
     return X
 
 
@@ -467,7 +467,7 @@ def _solver_args(problem, K, method, mu, n_steps, lr, warmup, momentum, init, X0
     if X0 is None:
         X0 = initial_solutions(problem, K, init, seed=rng)
     else:
-        X0 = _solutions(X0, problem)
+        X0 = _solutions(X0, problem, "X0")
         if X0.shape[0] != K:
             raise ValueError(f"X0 must have K = {K} rows; got shape {X0.shape}")
     if prefs is None:
@@ -499,6 +499,8 @@ def solve_set(problem: SetProblem, K: int = 5, method: str = "stch_set", *, mu: 
     authors' run_quad_func.py (defaults: lr 1e-2, 100 warm-up steps, momentum 0.9, 10 000 steps; mu 0.1 for
     STCH-Set and 0.01 for STCH; preferences Dirichlet(1_m) for STCH/TCH/LS).  Jitted.  Returns the final
     (averaged) K x n solution set, and with ``return_curve`` also the scalarisation value at every step."""
+    if not isinstance(return_curve, (bool, np.bool_)):
+        raise TypeError(f"return_curve must be a bool; got {type(return_curve).__name__}")
     problem, K, method, mu, n_steps, lr, warmup, momentum, X0, prefs = _solver_args(
         problem, K, method, mu, n_steps, lr, warmup, momentum, init, X0, prefs, seed, MAX_WORK)
     kind = KR.KIND_LSQ if problem.kind == "least_squares" else KR.KIND_DIST
