@@ -135,7 +135,7 @@ def test_numpy_reference_agrees():
             np.testing.assert_allclose(a.regret, b.regret, rtol=1e-9, atol=1e-12)
             np.testing.assert_allclose(a.residual, b.residual, rtol=1e-7, atol=1e-10)
         # noisy: the same law (mean final gap over many seeds), not the same numbers
-        kw = dict(T=300, feedback="noisy", noise_std=0.3, n_seeds=300, T_sigma=50)
+        kw = dict(T=200, feedback="noisy", noise_std=0.3, n_seeds=200, T_sigma=50)
         a = M.run_dynamics(A10[0], "gabp", seed=1, **kw).gap[:, -1]
         b = M.run_dynamics_numpy(A10[0], "gabp", seed=2, **kw).gap[:, -1]
     se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
