@@ -215,7 +215,7 @@ def binary_sweep(N, gammas, n_trials, seed):
 
 
 GAMMAS_FULL = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
-BIN_SCALES = {"ci": dict(N=50, gammas=(0.3, 0.4, 0.5, 0.6, 0.7), n_trials=30),
+BIN_SCALES = {"ci": dict(N=50, gammas=(0.3, 0.5, 0.7), n_trials=30),
               "full": dict(N=100, gammas=GAMMAS_FULL, n_trials=150)}
 
 
@@ -267,7 +267,7 @@ def single_start_matches_linf(*, N, gammas, n_trials, seed):
        statement=f"with up to {STARTS} random starts (the authors' protocol), l_bin recovers x* at M/N = 1/2 in at "
                  "least half of the trials: its success curve is at or left of l_inf's, whose success probability "
                  "at M/N = 1/2 is exactly 1/2",
-       scales={"ci": dict(N=50, gammas=(0.3, 0.4, 0.5, 0.6, 0.7), n_trials=30),
+       scales={"ci": dict(N=50, gammas=(0.3, 0.5, 0.7), n_trials=30),
                "full": dict(N=100, gammas=GAMMAS_FULL, n_trials=150)})
 def restarts_beat_linf_at_half(*, N, gammas, n_trials, seed):
     df = binary_sweep(N, tuple(gammas), n_trials, seed)
@@ -293,7 +293,7 @@ def linf_never_ahead(*, N, gammas, n_trials, seed):
 @claim(PAPER, "transition_window", stream="binary", citation=CITE_BIN + "; the spec's provisional thresholds (plot shape, not read)",
        statement=f"l_bin with up to {STARTS} starts fails (success <= 0.1) for M/N <= 0.35 and succeeds (>= 0.9) "
                  "for M/N >= 0.7: pooled, the fraction of trials on the expected side is >= 0.9",
-       scales={"ci": dict(N=50, gammas=(0.3, 0.4, 0.5, 0.6, 0.7), n_trials=30),
+       scales={"ci": dict(N=50, gammas=(0.3, 0.5, 0.7), n_trials=30),
                "full": dict(N=100, gammas=GAMMAS_FULL, n_trials=150)})
 def transition_window(*, N, gammas, n_trials, seed):
     df = binary_sweep(N, tuple(gammas), n_trials, seed)
@@ -388,7 +388,7 @@ def _se(p, n):
                 "their 1000; error bars 1 binomial s.e.). (a) binary: l_bin from 1 start and with up to 10 starts, "
                 "l_inf (linprog), Wendel's exact l_inf curve; (b) one-sided binary {0,1} (density 1/2): l_osb 1 start "
                 "vs l_1; (c) ternary {-1,0,1}: l_ter 1 start vs l_1; (d) eigenvector: l_eig 1 start and up to 10",
-        scales={"ci": dict(N=40, n_bin=20, n_sparse=10, n_eig=10, gammas=(0.3, 0.5, 0.7), sparse=(0.5, 0.9)),
+        scales={"ci": dict(N=30, n_bin=8, n_sparse=6, n_eig=6, gammas=(0.3, 0.5, 0.7), sparse=(0.5, 0.9)),
                 "full": dict(N=100, n_bin=100, n_sparse=40, n_eig=60, gammas=GAMMAS_FULL,
                              sparse=(0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9))})
 def fig_success(*, N, n_bin, n_sparse, n_eig, gammas, sparse, seed):
@@ -424,5 +424,10 @@ def fig_success(*, N, n_bin, n_sparse, n_eig, gammas, sparse, seed):
     fig.suptitle(f"The authors' recovery protocol scaled down (N = {N}; trials per point as titled, authors: 1000)",
                  fontsize=9)
     fig.tight_layout()
-    b["panel"], sp["panel"], e["panel"] = "binary", sp.target, "eigvec"
-    return fig, pd.concat([b, sp, e], ignore_index=True)
+    rows = [dict(panel="binary", method=m, gamma=g, success=v, trials=n_bin)
+            for m in ("lbin", "lbin_first", "linf", "wendel") for g, v in zip(b.gamma, b[m])]
+    rows += [dict(panel=t, method=m, gamma=g, success=v, trials=n_sparse)
+             for (t, g), r in sp.set_index(["target", "gamma"]).iterrows() for m, v in (("cs_1start", r.cs), ("l1", r.l1))]
+    rows += [dict(panel="eigvec", method=m, gamma=g, success=v, trials=n_eig)
+             for m in ("first", "restarts") for g, v in zip(e.gamma, e[m])]
+    return fig, pd.DataFrame(rows)

@@ -28,11 +28,11 @@ $\ell_{bin}$ from one start and with up to 10 starts, against $\ell_\infty$ mini
 Wendel's exact $\ell_\infty$ success probability."""),
         ("code", """import pandas as pd
 from theorylab.validations.cs_reg import binary_point
-def show(N=40, n_trials=10):
+def show(N=30, n_trials=5):
     rows = [binary_point(gamma=g, N=N, n_trials=n_trials, starts=10, seed=0) for g in (0.3, 0.5, 0.7)]
     return pd.concat(rows).groupby("gamma")[["lbin_first", "lbin", "linf", "wendel"]].mean()"""),
-        explore_cell("show(N, n_trials)", {"N": (40, "IntSlider(value=40, min=10, max=100)"),
-                                           "n_trials": (10, "IntSlider(value=10, min=5, max=200)")}),
+        explore_cell("show(N, n_trials)", {"N": (30, "IntSlider(value=30, min=10, max=100)"),
+                                           "n_trials": (5, "IntSlider(value=5, min=5, max=200)")}),
         ("md", r"""## A spurious local minimum of $\ell_{eig}$ on $\{Ax = b\}$"""),
         ("code", """P = R.recovery_problems("eigvec", 6, 20, 10, seed=3)
 r = R.recover("eig", P, starts=1, seed=1)
