@@ -44,6 +44,16 @@ def test_curve_is_the_scalarisation_at_the_gradient_point():
     assert curve[0] == pytest.approx(S.stch_set(S.evaluate(P_QUAD, X0), 0.1), rel=1e-12)
 
 
+def test_mixed_linear_regression_problem():
+    P = S.mixed_linear_regression_problem(n_dim=4, m=300, n_center=3, sigma=0.1, seed=0)
+    assert P.labels.tolist()[:4] == [0, 1, 2, 0]
+    # the planted centres solve their own objectives up to the noise: f_i(x_c(i)) = (sigma xi_i)^2
+    centres = np.array([np.linalg.lstsq(P.A[P.labels == c], P.b[P.labels == c], rcond=None)[0] for c in range(3)])
+    F = S.evaluate(P, centres)
+    assert np.mean(F[P.labels, np.arange(300)]) == pytest.approx(0.01, rel=0.3)
+    assert S.som(F) <= np.mean(F[P.labels, np.arange(300)]) + 1e-12
+
+
 def test_same_seed_same_numbers():
     a = S.solve_set(P_CLU, 4, "stch_set", n_steps=100, init="gaussian", seed=7)
     b = S.solve_set(P_CLU, 4, "stch_set", n_steps=100, init="gaussian", seed=7)

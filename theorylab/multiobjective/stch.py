@@ -56,7 +56,7 @@ METHODS = ("stch_set", "tch_set", "som", "stch", "tch", "ls")
 INITS = ("uniform", "gaussian", "farthest")
 _METHOD_CODE = {name: code for code, name in enumerate(METHODS)}     # == KR.METHOD_* (tested)
 MAX_SIZE = 10**7            # K * m entries of a value matrix
-MAX_WORK = 10**10           # n_steps * K * m * n flops-ish of one solver call (about a minute jitted)
+MAX_WORK = 10**10           # n_steps * K * m * n of one solver call (about half a minute jitted)
 MAX_WORK_NUMPY = 10**9
 
 
