@@ -90,18 +90,34 @@ def _game_slopes(t, G, window):
     return (np.log(G[:, m]) @ xc) / (xc @ xc)
 
 
-def _geomean_fit(t, G, window, seed) -> RateFit:
-    """The slope of the geometric-mean gap curve (= the mean of the per-game slopes) with a percentile
-    bootstrap CI over games.  The arithmetic mean of the gaps is dominated by the few slowest games, and its
-    bootstrap under-covers (calibration ratio 1.5-1.6 over 20 seeds); the per-game slopes are light-tailed."""
+TRIM = 0.1      # trimmed mean over games: each tail loses 10% of the games
+
+
+def _trimmed(s):
+    from scipy.stats import trim_mean
+
+    return float(trim_mean(s, TRIM))
+
+
+def _game_slope_fit(t, G, window, seed) -> RateFit:
+    """The 10%-trimmed mean of the per-game slopes with a percentile bootstrap CI over games.  The arithmetic
+    mean of the gaps is dominated by the few slowest games and its bootstrap under-covers (calibration ratio
+    1.5-1.6 over 20 seeds); the plain mean of per-game slopes still has a rare outlying game (ratio 1.3-1.4);
+    the trimmed mean is calibrated.  Every game's slope is kept in the claim's table."""
     s = _game_slopes(t, G, window)
-    q, lo, hi = bootstrap_ci(np.mean, s, seed=seed)
+    q, lo, hi = bootstrap_ci(_trimmed, s, seed=seed)
     m = (t >= window[0]) & (t <= window[1] + 1)
     y = np.exp(np.log(G).mean(0))
     intercept = float(np.mean(np.log(y[m])) - q * np.mean(np.log(t[m])))
-    return RateFit(slope=float(q), intercept=intercept, ci=(lo, hi), stderr=float(s.std(ddof=1) / np.sqrt(s.size)),
-                   level=0.95, method="mean of per-game slopes (geometric-mean curve), bootstrap over games",
+    return RateFit(slope=q, intercept=intercept, ci=(lo, hi), stderr=float(s.std(ddof=1) / np.sqrt(s.size)),
+                   level=0.95, method="10%-trimmed mean of per-game slopes, bootstrap over games",
                    window=(float(window[0]), float(window[1])), n_points=int(m.sum()), noise_floor=False, x=t, y=y)
+
+
+def _slope_table(t, G, window):
+    s = _game_slopes(t, G, window)
+    return s, (f"per-game slopes: mean {s.mean():.3f}, median {np.median(s):.3f}, {np.mean(s > -0.85):.1%} of "
+               f"{s.size} games above -0.85 (max {s.max():.2f})")
 
 
 # --------------------------------------------------------------------------- claims: exact ingredients
@@ -155,7 +171,7 @@ def gap_and_residual_exact(*, n_cases, seed):
 
 # --------------------------------------------------------------------------- claims: Figure 1 (full feedback)
 
-F_SCALES = {"ci": dict(n_games=160, T=1000, d=50), "full": dict(n_games=400, T=1000, d=50)}
+F_SCALES = {"ci": dict(n_games=200, T=1000, d=50), "full": dict(n_games=400, T=1000, d=50)}
 F_METHODS = ("gabp", "apga")
 
 
@@ -168,51 +184,52 @@ def _fig1(n_games, T, d, seed, methods=F_METHODS):
                 "from the repository configs (eta 0.05, T_sigma 10, mu 1, T 1000, d 50); spec check 1",
        statement="GABP (Algorithm 1) on random payoff games (d = 50, U[-1, 1], uniform start, eta = 0.05, "
                  "mu = 1, T_sigma = 10): the log-log slope of the last-iterate gap over t in [100, 1000], averaged "
-                 "over games (the slope of the geometric-mean curve; the theorem bounds every game), is at most "
+                 "over games (10%-trimmed mean of per-game slopes; the theorem bounds every game), is at most "
                  "-1, up to a margin 0.15 for the logarithmic factor (spec: slope <= -0.85); bootstrap over games",
        scales=F_SCALES)
 def full_rate_gabp(*, n_games, T, d, seed):
     df = _fig1(n_games, T, d, seed)
     t, G = _wide(df, "gabp")
-    fit = _geomean_fit(t, G, WINDOW, seed)
+    fit = _game_slope_fit(t, G, WINDOW, seed)
     arith = fit_loglog(t, samples=G, window=WINDOW, seed=seed)
-    tab = pd.DataFrame({"t": t, "geomean_gap": fit.y, "mean_gap": G.mean(0),
-                        "se": G.std(0, ddof=1) / np.sqrt(G.shape[0])})
+    s, txt = _slope_table(t, G, WINDOW)
+    tab = pd.DataFrame({"game": np.arange(s.size), "slope": s, "final_gap": G[:, -1]})
     return Slope(fit=fit, predicted=-1.0, tol=0.15, side="at_most", data=tab,
-                 note=f"{n_games} games; slope of the arithmetic-mean curve {arith}; mean GAP(pi^{T + 1}) = "
-                      f"{G[:, -1].mean():.3e}")
+                 note=f"{txt}; slope of the arithmetic-mean curve {arith}; mean GAP(pi^{T + 1}) = "
+                      f"{G[:, -1].mean():.3e}; eta = 0.05 lies above Theorem 4.1's range mu/(L+mu)^2 (about 0.015)")
 
 
 @claim(PAPER, "full_rate_apga", stream="fig1_full",
        citation="[paper] Sec. 1/4: APGA's last-iterate rate O~(1/sqrt(T)) with full feedback (Abe et al. 2024); "
                 "repository config of Figure 1 (eta 0.05, T_sigma 20, mu 1)",
        statement="control: APGA (eq. (3)) on the same games with the repository's hyperparameters (T_sigma = "
-                 "20): the per-game slope of the gap over t in [100, 1000], averaged over games, is at most -1/2 "
+                 "20): the per-game slope of the gap over t in [100, 1000], averaged over games (10%-trimmed), is at most -1/2 "
                  "(its theorem's order); bootstrap over games",
        scales=F_SCALES)
 def full_rate_apga(*, n_games, T, d, seed):
     df = _fig1(n_games, T, d, seed)
     t, G = _wide(df, "apga")
-    fit = _geomean_fit(t, G, WINDOW, seed)
+    fit = _game_slope_fit(t, G, WINDOW, seed)
     arith = fit_loglog(t, samples=G, window=WINDOW, seed=seed)
-    tab = pd.DataFrame({"t": t, "geomean_gap": fit.y, "mean_gap": G.mean(0)})
+    s, txt = _slope_table(t, G, WINDOW)
+    tab = pd.DataFrame({"game": np.arange(s.size), "slope": s, "final_gap": G[:, -1]})
     return Slope(fit=fit, predicted=-0.5, side="at_most", data=tab,
-                 note=f"APGA is as steep as GABP on this window (O~(1/sqrt T) is only an upper bound); slope of "
+                 note=f"APGA is nearly as steep as GABP on this window (O~(1/sqrt T) is only an upper bound); {txt}; slope of "
                       f"the arithmetic-mean curve {arith}; mean GAP(pi^{T + 1}) = {G[:, -1].mean():.3e}")
 
 
 @claim(PAPER, "gabp_slope_not_slower_than_apga", stream="fig1_full",
        citation="[paper] Sec. 6 / Figure 1 (left) as restated in the spec (check 1): GABP not slower than APGA; "
                 "errata: APGA is nearly as fast with the repository's hyperparameters",
-       statement="on the same games, the mean over games of slope(GABP) - slope(APGA) (per-game log-log slopes "
-                 "of the gap over t in [100, 1000]) is at most 0.05 (spec check 1), paired bootstrap over games",
+       statement="on the same games, the 10%-trimmed mean over games of slope(GABP) - slope(APGA) (per-game "
+                 "log-log slopes of the gap over t in [100, 1000]) is at most 0.05 (spec check 1), paired bootstrap over games",
        scales=F_SCALES)
 def gabp_slope_not_slower_than_apga(*, n_games, T, d, seed):
     df = _fig1(n_games, T, d, seed)
     t, Gg = _wide(df, "gabp")
     _, Ga = _wide(df, "apga")
     sg, sa = _game_slopes(t, Gg, WINDOW), _game_slopes(t, Ga, WINDOW)
-    q, lo, hi = bootstrap_ci(np.mean, sg - sa, seed=seed)
+    q, lo, hi = bootstrap_ci(_trimmed, sg - sa, seed=seed)
     tab = pd.DataFrame({"game": np.arange(sg.size), "slope_gabp": sg, "slope_apga": sa})
     return Bound(value=q, bound=0.05, side="<=", ci=(lo, hi), data=tab,
                  note=f"mean per-game slopes GABP {sg.mean():.3f}, APGA {sa.mean():.3f}; GABP steeper on "
@@ -282,7 +299,10 @@ def theorem41_bound_holds(*, n_games, T, seed):
                seed=seed, progress=False, desc="gabp Theorem 4.1")
     rg = (df.gap / df.gap_bound).max()
     rr = (df.residual / df.residual_bound).max()
-    return Bound(value=float(max(rg, rr)), bound=1.0, side="<=", data=df.iloc[:: max(1, len(df) // 2000)],
+    keep = np.unique(np.geomspace(2, T + 1, 25).astype(int))          # log-spaced t per game for the table
+    tab = df[df.t.isin(keep)].assign(gap_ratio=lambda x: x.gap / x.gap_bound,
+                                      residual_ratio=lambda x: x.residual / x.residual_bound)
+    return Bound(value=float(max(rg, rr)), bound=1.0, side="<=", data=tab,
                  note=f"max gap/bound {rg:.2e}, max r/bound {rr:.2e}; T_sigma {df.T_sigma.min()}-{df.T_sigma.max()} "
                       f"(real {df.T_sigma_real.min():.1f}-{df.T_sigma_real.max():.1f}, rounded up): "
                       f"{int((df.groupby('game').T_sigma.first() < T).sum())} of {n_games} games re-anchor within T")
