@@ -25,7 +25,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from theorylab.core import (Bound, Identity, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, spawn_seeds)
+from theorylab.core import Bound, Identity, Paper, RateFit, Slope, bootstrap_ci, claim, figure, spawn_seeds
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.multiobjective import mgda as M
@@ -72,15 +72,42 @@ def horizon_sweep(n_instances, horizons, seed):
     return pd.concat(parts, ignore_index=True)
 
 
-H_SCALES = {"ci": dict(n_instances=8, horizons=(256, 512, 1024, 2048)),
+H_SCALES = {"ci": dict(n_instances=16, horizons=(256, 512, 1024, 2048)),
             "full": dict(n_instances=40, horizons=(256, 512, 1024, 2048, 4096, 8192))}
+
+
+def _gm_loglog(Ts, samples, seed, level=0.95, n_boot=2000):
+    """Log-log slope of the geometric mean over instances (rows of ``samples``) against T, with a percentile
+    bootstrap over instances (rows resampled whole).  The per-instance averages are heavy-tailed across instances
+    (coefficient of variation about 0.75, a few instances 4x the median), so the arithmetic mean's standard error
+    trips the noise floor; the geometric mean's slope is the mean of the per-instance slopes."""
+    lx, L = np.log(Ts), np.log(samples)
+    n = L.shape[0]
+    xc = lx - lx.mean()
+
+    def slope(rows_mean):
+        return (rows_mean - rows_mean.mean(-1, keepdims=True)) @ xc / (xc @ xc)
+
+    m = L.mean(0)
+    rng = np.random.default_rng(seed)
+    boot = slope(L[rng.integers(0, n, (n_boot, n))].mean(1))
+    a = 1 - level
+    se_log = L.std(0, ddof=1) / np.sqrt(n)
+    b = float(slope(m))
+    y = np.exp(m)
+    return RateFit(slope=b, intercept=float(m.mean() - b * lx.mean()),
+                   ci=(float(np.quantile(boot, a / 2)), float(np.quantile(boot, 1 - a / 2))),
+                   stderr=float(boot.std(ddof=1)), level=level, method="bootstrap over instances (geometric mean)",
+                   window=(float(Ts.min()), float(Ts.max())), n_points=len(Ts),
+                   noise_floor=bool(se_log[np.argmin(y)] > 1 / 3), x=Ts, y=y, y_se=y * se_log)
 
 
 def _rate(df, col, variant, seed):
     tab = df[df.variant == variant].pivot(index="instance", columns="T", values=col)
     Ts = tab.columns.to_numpy(dtype=float)
-    fit = fit_loglog(Ts, samples=tab.to_numpy(), seed=seed)
-    summary = pd.DataFrame(dict(T=Ts, mean=tab.mean().to_numpy(), se=tab.std(ddof=1).to_numpy() / np.sqrt(len(tab))))
+    fit = _gm_loglog(Ts, tab.to_numpy(), seed)
+    summary = pd.DataFrame(dict(T=Ts, geo_mean=fit.y, mean=tab.mean().to_numpy(),
+                                se_log=np.log(tab).std(ddof=1).to_numpy() / np.sqrt(len(tab))))
     return fit, summary
 
 
@@ -90,14 +117,15 @@ def _rate(df, col, variant, seed):
        statement="deterministic MGDA (alpha = 1/(2 l(2 G_0)), beta = beta_max T^{-1/2}, w_0 uniform) on the "
                  "(L0, L1)-smooth log-cosh + exp instances (K = 3, d = 10): the average CA distance "
                  "(1/T) sum_{t<T} ||G_t w_t - G_t w_t*|| decays at least like T^{-1/2}: one-sided log-log slope "
-                 "over T in [256, 8192] (ci [256, 2048]) <= -0.5 (bootstrap over instances)",
+                 "of its geometric mean over instances, T in [256, 8192] (ci [256, 2048]), <= -0.5 (bootstrap over "
+                 "instances)",
        scales=H_SCALES)
 def avg_ca_distance_rate(*, n_instances, horizons, seed):
     df = horizon_sweep(n_instances, tuple(horizons), seed)
     fit, tab = _rate(df, "avg_ca", "mgda", seed)
     return Slope(fit=fit, predicted=THEOREM_ORDER, side="at_most", data=tab,
-                 note=f"mean average CA distance {tab['mean'].iloc[0]:.3g} at T = {int(tab['T'].iloc[0])} -> "
-                      f"{tab['mean'].iloc[-1]:.3g} at T = {int(tab['T'].iloc[-1])}; faster than the theorem's order: "
+                 note=f"geometric mean of the average CA distance {tab['geo_mean'].iloc[0]:.3g} at T = {int(tab['T'].iloc[0])} -> "
+                      f"{tab['geo_mean'].iloc[-1]:.3g} at T = {int(tab['T'].iloc[-1])}; faster than the theorem's order: "
                       "the instances are convex, x_t converges to a Pareto-stationary point and the CA distance "
                       "vanishes with ||G_t w_t|| there")
 
@@ -106,15 +134,15 @@ def avg_ca_distance_rate(*, n_instances, horizons, seed):
        citation="Theorem 1 [3rd-party: spec's reading of the full text], O(eps^-2) iterations to an "
                 "eps-Pareto-stationary point (on average); update [I], step sizes [derived]",
        statement="same runs: the average Pareto stationarity (1/T) sum_{t<T} ||G_t w_t*|| decays at least like "
-                 "T^{-1/2}: one-sided log-log slope over T in [256, 8192] (ci [256, 2048]) <= -0.5 (bootstrap over "
-                 "instances)",
+                 "T^{-1/2}: one-sided log-log slope of its geometric mean over instances, T in [256, 8192] (ci "
+                 "[256, 2048]), <= -0.5 (bootstrap over instances)",
        scales=H_SCALES)
 def avg_pareto_stationarity_rate(*, n_instances, horizons, seed):
     df = horizon_sweep(n_instances, tuple(horizons), seed)
     fit, tab = _rate(df, "avg_ps", "mgda", seed)
     return Slope(fit=fit, predicted=THEOREM_ORDER, side="at_most", data=tab,
-                 note=f"mean average ||G w*|| {tab['mean'].iloc[0]:.3g} at T = {int(tab['T'].iloc[0])} -> "
-                      f"{tab['mean'].iloc[-1]:.3g} at T = {int(tab['T'].iloc[-1])}")
+                 note=f"geometric mean of the average ||G w*|| {tab['geo_mean'].iloc[0]:.3g} at T = {int(tab['T'].iloc[0])} -> "
+                      f"{tab['geo_mean'].iloc[-1]:.3g} at T = {int(tab['T'].iloc[-1])}")
 
 
 @claim(PAPER, "fa_within_2x_of_mgda", stream="horizon",
@@ -240,7 +268,7 @@ def curve_point(*, seed: int, T: int) -> pd.DataFrame:
                 "(1/T) sum ||G_t w_t*|| of MGDA against the horizon T (mean over instances, theorem's step sizes for "
                 "each T) with the theorem's T^{-1/2} slope (dashed). Right: per-iteration CA distance of the update "
                 "direction on one instance for MGDA, MGDA-FA (previous-step reading) and warm-started MGDA",
-        scales={"ci": dict(n_instances=8, horizons=(256, 512, 1024, 2048), T=1000),
+        scales={"ci": dict(n_instances=16, horizons=(256, 512, 1024, 2048), T=1000),
                 "full": dict(n_instances=40, horizons=(256, 512, 1024, 2048, 4096, 8192), T=4000)})
 def ca_distance_vs_iterations(*, n_instances, horizons, T, seed):
     df = horizon_sweep(n_instances, tuple(horizons), seed)
@@ -253,6 +281,8 @@ def ca_distance_vs_iterations(*, n_instances, horizons, T, seed):
     a.loglog(Ts, m.avg_ps, "s-", label=r"average $\|G w^*\|$")
     a.loglog(Ts, m.avg_ca.iloc[0] * (Ts / Ts[0]) ** THEOREM_ORDER, "k--", lw=1, label=r"theorem: $T^{-1/2}$")
     a.set_xlabel("horizon T")
+    a.minorticks_off()
+    a.set_xticks(Ts, [str(int(t)) for t in Ts])
     a.legend(fontsize=7)
     b = ax[0, 1]
     for k, g in cur.groupby("method", sort=False):
