@@ -43,12 +43,13 @@ def test_derivatives_match_finite_differences(loss):
 
 def test_loss_constants_are_exact_suprema():
     G, Ls = D.loss_constants(A2, b2)
-    t = np.tanh(np.linspace(-12, 12, 200_001))
+    t = np.tanh(np.linspace(-12, 12, 20_001))[None, :]          # a dense grid: sup from below
     s = 1 - t * t
-    na = np.linalg.norm(A2, axis=1)
-    g = max(np.max(np.abs((t - bi) * s)) * ni for bi, ni in zip(b2, na))
-    h = max(np.max(np.abs(s * s - 2 * (t - bi) * t * s)) * ni**2 for bi, ni in zip(b2, na))
-    assert G == pytest.approx(g, rel=1e-6) and Ls == pytest.approx(h, rel=1e-6)
+    na, bb = np.linalg.norm(A2, axis=1)[:, None], b2[:, None]
+    g = np.max(np.abs((t - bb) * s) * na)
+    h = np.max(np.abs(s * s - 2 * (t - bb) * t * s) * na**2)
+    assert g <= G * (1 + 1e-12) and h <= Ls * (1 + 1e-12)
+    assert G == pytest.approx(g, rel=1e-5) and Ls == pytest.approx(h, rel=1e-5)
     with pytest.raises(ValueError, match="square"):
         D.loss_constants(A2, b2, loss="square")
 

@@ -85,7 +85,7 @@ SAMPLING = ("D-SGD-C iterates (eps = 0.05 parameters, x_0 = 0, eta_0 = 0, every 
                 "d2_eta L = mean 1[u_i > -1]/lam; errata: exact inequality instead of max/median",
        statement="along the sampled points (" + SAMPLING + "): every secant lam |d_eta L(x, eta) - d_eta L(x, "
                  "eta')| / |eta - eta'| of consecutive ladder points and every lam d2_eta L is <= 1 (float "
-                 "rounding allowance 1e-12), while ||hess_xx L|| is unbounded over the same points",
+                 "rounding allowance 1e-12; attained when every sample is active)",
        scales=SMOOTH_SCALES)
 def eta_block_smooth(*, n_runs, n_iter, record_every, seed):
     df = smooth_sweep(n_runs, n_iter, record_every, seed)
@@ -173,7 +173,7 @@ def erm_stationary_point():
                  "runs over -10 .. -1000 (all samples active: grad_x L(x_bar, eta) = mean l_i l_i' a_i / lam does "
                  "not depend on eta while hess_xx L grows like |eta|/lam)",
        expect_reproduced=False,
-       why_not="at x_bar (||grad mean l|| < 1e-10) ||grad_x L|| stays 0.0498 for every eta while ||hess_xx L|| grows "
+       why_not="at x_bar (||grad mean l|| = 6e-10) ||grad_x L|| stays 0.0498 for every eta while ||hess_xx L|| grows "
                "6.8 -> 617 from eta = -10 to -1000: slope 0.98 vs <= 0, so no L0, L1 bound ||hess_xx|| in "
                "||grad_x|| alone exists; the x block is bounded by G^2/lam + L (1 - d_eta L) instead "
                "(x_block_partial_bound): the 'partial' structure involves d_eta L",
@@ -193,29 +193,35 @@ def x_only_l0l1(*, n_eta, seed):
 
 # --------------------------------------------------------------------------- complexity
 
+#: iteration caps (about 8x the iterations the stopping rule needed in trials: 0.36/eps^2 and 1.2/eps^2)
+MAX_ITER_FACTOR = {"dsgdc": 3.0, "dspider": 10.0}
+
+
 def complexity_point(*, method: str, eps: float, n_runs: int, seed: int) -> pd.DataFrame:
     """Sample-gradient evaluations of each run until (1/T) sum_t ||grad L(x_t, eta_t)|| <= eps, with the
     [derived] theorem orders of the parameters (theorem_parameters)."""
     A, b = instance()
     fn = D.dsgdc if method == "dsgdc" else D.dspider
-    tr = fn(A, b, **D.theorem_parameters(eps, method), n_iter=int(np.ceil(100 / eps**2)), lam=LAM, loss=LOSS,
+    n_iter = int(np.ceil(MAX_ITER_FACTOR[method] / eps**2))
+    tr = fn(A, b, **D.theorem_parameters(eps, method), n_iter=n_iter, lam=LAM, loss=LOSS,
             eps_stop=eps, n_runs=n_runs, seed=seed)
     return pd.DataFrame({"method": method, "eps": eps, "run": np.arange(n_runs),
                          "evals": D.gradient_complexity(tr), "iterations": tr.n_records - 1})
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def complexity_sweep(methods, eps, n_runs, seed):
     return sweep(complexity_point, grid(method=list(methods), eps=list(eps), n_runs=[n_runs]), seed=seed,
                  progress=False, desc="dro_dsgdc complexity")
 
 
 C_SCALES = {"ci": dict(eps=(0.2, 0.1, 0.05), n_runs=8), "full": dict(eps=(0.2, 0.1, 0.05, 0.025), n_runs=24)}
+# the SPIDER runs are cheap: more of them at ci (8 runs under-covered: calibration ratio 1.45)
+SPIDER_SCALES = {"ci": dict(eps=(0.2, 0.1, 0.05), n_runs=16), "full": C_SCALES["full"]}
 
 
 def _complexity_slope(method, predicted, eps, n_runs, seed):
-    df = complexity_sweep(("dsgdc", "dspider"), tuple(eps), n_runs, seed)
-    sub = df[df.method == method]
+    sub = complexity_sweep((method,), tuple(eps), n_runs, seed)
     W = sub.pivot(index="run", columns="eps", values="evals").sort_index(axis=1)
     fit = fit_loglog(W.columns.to_numpy(float), samples=W.to_numpy(), seed=seed)
     tab = sub.groupby("eps").agg(evals=("evals", "mean"), evals_sd=("evals", "std"),
@@ -242,7 +248,7 @@ def dsgdc_complexity(*, eps, n_runs, seed):
        statement="SPIDER variant with gamma = beta = clip = 2 eps, batch_big ceil(4/eps^2) every ceil(1/eps) steps "
                  "and batch_small ceil(4/eps): evaluations until (1/T) sum ||grad L|| <= eps grow no faster than "
                  "eps^-3: log-log slope >= -3 (bootstrap over runs)",
-       scales=C_SCALES)
+       scales=SPIDER_SCALES)
 def dspider_complexity(*, eps, n_runs, seed):
     return _complexity_slope("dspider", -3.0, eps, n_runs, seed)
 
@@ -253,7 +259,7 @@ def dspider_complexity(*, eps, n_runs, seed):
         caption="Chi-square dual DRO (tanh loss, lam = 1): ||hess_xx L|| against ||grad_x L|| at D-SGD-C iterates "
                 "and on an eta-ladder below them (colour: 1 - d_eta L), and at the empirical-risk stationary point "
                 "as eta -> -infinity (black), where the gradient stays fixed while the Hessian grows",
-        scales={"ci": dict(n_runs=2, n_iter=100, record_every=10), "full": SMOOTH_SCALES["full"]})
+        scales={"ci": dict(n_runs=1, n_iter=50, record_every=10), "full": SMOOTH_SCALES["full"]})
 def fig_hessian(*, n_runs, n_iter, record_every, seed):
     df = smooth_sweep(n_runs, n_iter, record_every, seed)
     df = df[df.d_eta < 1.0]                          # drop eta above every loss + lam (no active sample): log axes
@@ -288,7 +294,8 @@ def fig_hessian(*, n_runs, n_iter, record_every, seed):
                 "(theorem orders of the parameters), mean over runs, with eps^-4 and eps^-3 guides",
         scales={"ci": dict(eps=(0.2, 0.1), n_runs=2), "full": C_SCALES["full"]})
 def fig_complexity(*, eps, n_runs, seed):
-    df = complexity_sweep(("dsgdc", "dspider"), tuple(eps), n_runs, seed)
+    df = pd.concat([complexity_sweep((m,), tuple(eps), n_runs, seed) for m in ("dsgdc", "dspider")],
+                   ignore_index=True)
     tab = df.groupby(["method", "eps"]).agg(evals=("evals", "mean"), sd=("evals", "std")).reset_index()
     fig, ax = subplots(1, 1, width=5.0)
     for j, (m, g) in enumerate(tab.groupby("method")):

@@ -37,11 +37,19 @@ for eta in (0.0, -10.0, -100.0):
         print(m, "evaluations until (1/T) sum ||grad L|| <= eps:", out[m].mean(), "+-", out[m].std())
     return out"""),
         explore_cell("complexity(eps, runs)", {
-            "eps": (0.1, "FloatLogSlider(value=0.1, base=10, min=-1.6, max=-0.7)"),
+            "eps": (0.2, "FloatLogSlider(value=0.2, base=10, min=-1.6, max=-0.7)"),
             "runs": (2, "IntSlider(value=2, min=2, max=16)")}),
-        ("code", """from theorylab.validations.dro_dsgdc import fig_hessian
-fig, table = fig_hessian(n_runs=1 if CI else 4, n_iter=40 if CI else 200, record_every=10, seed=1)
-table.head()"""),
+        ("md", r"""## The x block against the gradient, along D-SGD-C iterates and an $\eta$-ladder below them"""),
+        ("code", """tr = D.dsgdc(A, b, **D.theorem_parameters(0.05), n_iter=40 if CI else 200, record_every=10, n_runs=2, seed=1)
+deltas = np.r_[0.0, np.geomspace(0.1, 100, 7)]
+xs = np.repeat(tr.x.reshape(-1, 20), deltas.size, axis=0)
+etas = (tr.eta.reshape(-1, 1) - deltas[None, :]).ravel()
+bd = D.block_derivatives(A, b, xs, etas, lam=1.0, loss="tanh")
+fig, ax = plt.subplots(figsize=(5.2, 3.6))
+ax.loglog(bd["grad_x"], bd["hess_xx"], ".", ms=3)
+ax.set_xlabel("||grad_x L||"); ax.set_ylabel("||hess_xx L||"); plt.show()
+print("corr(log hess, log grad):", np.corrcoef(np.log(bd["grad_x"]), np.log(bd["hess_xx"]))[0, 1],
+      "| max lam d2_eta L:", bd["d2_eta"].max())"""),
     ]
 
 

@@ -128,15 +128,21 @@ def primal_value(A, b, x, *, lam=1.0, loss="square"):
     return float(q @ ell - 0.5 * lam * n * np.sum((q - 1.0 / n) ** 2))
 
 
-def _sup_poly(coefs_of_b, b):
-    """max over t in [-1, 1] of |p_b(t)| for polynomials p_b (coefficients low to high, one row per b_i):
-    endpoints and the real roots of p_b' in [-1, 1] (exact up to root rounding)."""
+def _sup_poly(C):
+    """max over t in [-1, 1] of |p_i(t)| for the polynomials p_i with coefficients C[i] (low to high, degree
+    k >= 2, leading coefficient nonzero): the endpoints and the real roots of p_i' in [-1, 1], the roots found for
+    all i at once as eigenvalues of the companion matrices of p_i' (exact up to root rounding)."""
     P = np.polynomial.polynomial
-    out = np.empty(b.size)
-    for i, c in enumerate(coefs_of_b(b)):
-        cand = [-1.0, 1.0] + [r.real for r in P.polyroots(P.polyder(c)) if abs(r.imag) < 1e-9 and abs(r.real) <= 1]
-        out[i] = np.max(np.abs(P.polyval(np.array(cand), c)))
-    return out
+    dC = C[:, 1:] * np.arange(1, C.shape[1])                  # p_i' coefficients, degree k - 1
+    m = dC.shape[1] - 1
+    comp = np.zeros((C.shape[0], m, m))
+    comp[:, 1:, :-1] = np.eye(m - 1)
+    comp[:, :, -1] = -dC[:, :-1] / dC[:, -1:]
+    roots = np.linalg.eigvals(comp)
+    ok = (np.abs(roots.imag) < 1e-9) & (np.abs(roots.real) <= 1.0)
+    cand = np.concatenate([np.where(ok, roots.real, 1.0), -np.ones((C.shape[0], 1)), np.ones((C.shape[0], 1))], 1)
+    vals = sum(C[:, j:j + 1] * cand**j for j in range(C.shape[1]))
+    return np.max(np.abs(vals), axis=1)
 
 
 def loss_constants(A, b, *, loss="tanh"):
@@ -149,10 +155,11 @@ def loss_constants(A, b, *, loss="tanh"):
         raise ValueError("loss='square' is not Lipschitz (l' = a . x - b is unbounded); loss_constants needs "
                          "loss='tanh'")
     na2 = np.einsum("ij,ij->i", A, A)
+    one = np.ones_like(b)
     # l' = (t - b)(1 - t^2) = -b + t + b t^2 - t^3
-    g_sup = _sup_poly(lambda bb: [[-bi, 1.0, bi, -1.0] for bi in bb], b)
+    g_sup = _sup_poly(np.stack([-b, one, b, -one], axis=1))
     # l'' = (1 - t^2)^2 - 2 t (t - b)(1 - t^2) = 1 + 2b t - 4 t^2 - 2b t^3 + 3 t^4
-    h_sup = _sup_poly(lambda bb: [[1.0, 2 * bi, -4.0, -2 * bi, 3.0] for bi in bb], b)
+    h_sup = _sup_poly(np.stack([one, 2 * b, -4 * one, -2 * b, 3 * one], axis=1))
     return float(np.max(g_sup * np.sqrt(na2))), float(np.max(h_sup * na2))
 
 
