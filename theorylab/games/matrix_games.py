@@ -300,10 +300,13 @@ def _dyn_args(A, method, eta, mu, T_sigma, T, feedback, noise_std, x0, y0, recor
             kappa, theta, noise_std, x0, y0, rec, L)
 
 
-def _finish(gap, res, reg, rec, T_sigma, L, what):
-    bound = 4.0 * max(L, 1.0) * (1 + DIAMETER)          # |GAP| <= 2 max|A| <= 2 L; r^tan <= |V| + ... (generous)
-    require_bounded("gap", gap, bound, where=what)
-    require_bounded("residual", res, 10 * bound * math.sqrt(gap.shape[0] + 1), where=what)
+def _finish(gap, res, reg, rec, T_sigma, A, what):
+    """Refuse a non-finite or impossible record: GAP(pi) <= 2 max|A| and r^tan(pi) <= ||V(pi)|| <=
+    sqrt(d1 + d2) max|A| (a = 0 lies in the normal cone), with a 1e-9 relative allowance for rounding."""
+    a_max = float(np.abs(A).max())
+    slack = 1 + 1e-9
+    require_bounded("gap", gap, 2 * a_max * slack + 1e-300, where=what)
+    require_bounded("residual", res, math.sqrt(A.shape[1] + A.shape[2]) * a_max * slack + 1e-300, where=what)
     return Run(t=rec, gap=gap, residual=res, regret=reg, T_sigma=int(T_sigma))
 
 
@@ -334,7 +337,7 @@ def run_dynamics(A, method: str = "gabp", *, eta: float = 0.05, mu: float = 1.0,
 
         with ThreadPoolExecutor(n_thr) as ex:
             list(ex.map(work, blocks))
-    return _finish(gap, res, reg, rec, T_sigma, L, f"run_dynamics(method={method!r}, eta={eta:g}, mu={mu:g})")
+    return _finish(gap, res, reg, rec, T_sigma, A, f"run_dynamics(method={method!r}, eta={eta:g}, mu={mu:g})")
 
 
 def run_dynamics_numpy(A, method: str = "gabp", *, eta: float = 0.05, mu: float = 1.0, T_sigma: int | None = 10,
@@ -384,7 +387,7 @@ def run_dynamics_numpy(A, method: str = "gabp", *, eta: float = 0.05, mu: float 
         tau += 1
         if tau == T_sigma:
             k, tau, sx, sy = k + 1, 0, x.copy(), y.copy()
-    return _finish(gap, res, reg, rec, T_sigma, L, f"run_dynamics_numpy(method={method!r}, eta={eta:g})")
+    return _finish(gap, res, reg, rec, T_sigma, A, f"run_dynamics_numpy(method={method!r}, eta={eta:g})")
 
 
 # --------------------------------------------------------------------------- paths and perturbed equilibria
