@@ -28,7 +28,7 @@ def student_t(state, nu):
         v = 2.0 * uniform(state) - 1.0
         w = u * u + v * v
         if w < 1.0:
-            return u * np.sqrt(nu * (w ** (-2.0 / nu) - 1.0) / w)
+            return u * np.sqrt(nu * (np.exp((-2.0 / nu) * np.log(w)) - 1.0) / w)
 
 
 @njit(cache=True)

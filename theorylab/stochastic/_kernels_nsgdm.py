@@ -61,11 +61,16 @@ def run_methods(objective, x1, n_steps, eta, beta, method, clip, law, nu, sigma0
             last = gn
             total += gn
             s = np.sqrt(sigma0 * sigma0 + sigma1 * sigma1 * gn * gn)
-            for i in range(d):
-                e = 0.0
-                for b in range(batch):
-                    e += draw(state, law, nu)
-                g[i] = gF[i] + s * e / batch
+            if batch == 1:
+                for i in range(d):
+                    g[i] = gF[i] + s * draw(state, law, nu)
+            else:
+                s_over_b = s / batch
+                for i in range(d):
+                    e = 0.0
+                    for b in range(batch):
+                        e += draw(state, law, nu)
+                    g[i] = gF[i] + s_over_b * e
             if method == METHOD_NSGDM:
                 mn = 0.0
                 for i in range(d):

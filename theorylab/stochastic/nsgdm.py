@@ -202,6 +202,7 @@ def run_methods(objective: str = "quadratic", T: int = 2000, *, d: int = 10, x1=
     overflows or leaves its a priori bound: ``on_divergence="raise"`` raises SimulationDiverged, ``"report"``
     marks the run in ``diverged_at`` (see :class:`MethodRuns`)."""
     on_divergence = check_choice("on_divergence", on_divergence, ("raise", "report"))
+    parallel = check_choice("parallel", parallel, (True, False))
     obj, T, d, x1, code, nu, sigma0, sigma1, batch, eta, beta, method, clip, n_runs = _args(
         objective, T, d, x1, law, nu, sigma0, sigma1, batch, eta, beta, method, clip, n_runs, MAX_WORK)
     seeds = spawn_seeds(seed, n_runs)
