@@ -77,10 +77,25 @@ def test_kernels_match_their_python_bodies():
         np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-14)
 
 
-def test_project_simplex_against_cvxpy():
+def _projection_by_sorting(v):
+    """The sort-and-threshold projection (Held, Wolfe, Crowder 1974), a plain numpy reference."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u)
+    k = np.arange(1, v.size + 1)
+    r = np.nonzero(u - (css - 1) / k > 0)[0][-1]
+    return np.maximum(v - (css[r] - 1) / (r + 1), 0.0)
+
+
+def test_project_simplex_against_sorting_and_cvxpy():
     import cvxpy as cp
 
     rng = np.random.default_rng(3)
+    for n in (1, 2, 3, 7, 50, 1000):
+        for scale in (0.01, 1.0, 100.0):
+            v = scale * rng.standard_normal(n)
+            p = M.project_simplex(v)
+            np.testing.assert_allclose(p, _projection_by_sorting(v), atol=1e-14 * max(1.0, scale))
+            assert p.min() >= 0 and p.sum() == pytest.approx(1.0, abs=1e-12)
     for _ in range(5):
         v = rng.standard_normal(6) * 2
         w = cp.Variable(6)

@@ -61,18 +61,34 @@ def values_and_jacobian(A, b, U, s, e, H, c, x, F, J):
 
 @njit(cache=True)
 def project_simplex(v, out):
-    """Euclidean projection of v onto the probability simplex (sort and threshold)."""
+    """Euclidean projection of v onto the probability simplex, by Michelot's (1986) finite algorithm: theta is the
+    mean excess (sum_{i in S} v_i - 1)/|S| over the current support S, and entries with v_i <= theta leave S until
+    none does (S only shrinks, so at most K passes); then out = max(v - theta, 0).  Sort-free (numba compiles
+    np.sort slowly)."""
     K = v.shape[0]
-    u = np.sort(v)[::-1]
-    css = 0.0
-    theta = 0.0
-    for k in range(K):
-        css += u[k]
-        t = (css - 1.0) / (k + 1)
-        if u[k] - t > 0.0:
-            theta = t
-    for k in range(K):
-        out[k] = max(v[k] - theta, 0.0)
+    keep = np.ones(K, np.bool_)
+    n = K
+    total = 0.0
+    for i in range(K):
+        total += v[i]
+    theta = (total - 1.0) / n
+    changed = True
+    while changed:
+        changed = False
+        for i in range(K):
+            if keep[i] and v[i] <= theta:
+                keep[i] = False
+                n -= 1
+                changed = True
+        if n == 0:          # cannot happen in exact arithmetic (the largest entry stays); guard rounding
+            break
+        total = 0.0         # summed afresh over the support (no cancellation from subtracting)
+        for i in range(K):
+            if keep[i]:
+                total += v[i]
+        theta = (total - 1.0) / n
+    for i in range(K):
+        out[i] = max(v[i] - theta, 0.0)
 
 
 @njit(cache=True)
