@@ -17,7 +17,7 @@ Checks: the filter identity to float precision for kappa in {0.5, 0.7, 0.9} and 
 0.25, 0.5, 1} (the noise nu_t is recomputed from the recorded batch and privacy draw); the per-sample-Hessian
 residual formula; the stationary error power of DiSK over DP-SGD's against kappa/(2 - kappa) (paired runs: the
 same batches and privacy noise); the stationary E||grad f||^2 of DiSK below DP-SGD's and equal to the Lyapunov
-prediction; with active clipping (C at the 20th percentile of per-sample norms at x_0) DiSK's loss after 1000
+prediction; the uncorrected EMA (c = 0) as a control whose error power is above DiSK's; with active clipping (C at the 20th percentile of per-sample norms at x_0) DiSK's loss after 1000
 steps below DP-SGD's (trend).
 """
 
@@ -65,10 +65,17 @@ def _identity_table(spread, n_steps, seed):
             tr = D.trace_disk(P, kappa=kappa, gamma=gamma, eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps,
                               seed=seed + 100 * k + j)
             r, r_pred = D.filter_residual(P, tr)
-            rows.append(dict(kappa=kappa, gamma=gamma, gamma_used=tr.gamma, c=tr.c, steps=n_steps,
+            rows.append(dict(method="DiSK", kappa=kappa, gamma=gamma, gamma_used=tr.gamma, c=tr.c, steps=n_steps,
                              clipped=tr.clipped, max_abs_residual=float(np.abs(r).max()),
                              max_abs_residual_minus_formula=float(np.abs(r - r_pred).max()),
                              max_abs_error=float(np.abs(tr.g - P.grad(tr.x[:-1])).max())))
+        tr = D.trace_disk(P, kappa=kappa, eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps, seed=seed + 100 * k,
+                          corrected=False)
+        r, r_pred = D.filter_residual(P, tr)
+        rows.append(dict(method="EMA (no correction)", kappa=kappa, gamma=np.nan, gamma_used=0.0, c=0.0,
+                         steps=n_steps, clipped=tr.clipped, max_abs_residual=float(np.abs(r).max()),
+                         max_abs_residual_minus_formula=float(np.abs(r - r_pred).max()),
+                         max_abs_error=float(np.abs(tr.g - P.grad(tr.x[:-1])).max())))
     return pd.DataFrame(rows)
 
 
@@ -85,37 +92,44 @@ ID_SCALES = {"ci": dict(n_steps=300), "full": dict(n_steps=3000)}
        scales=ID_SCALES)
 def filter_identity(*, n_steps, seed):
     tab = _identity_table(0.0, n_steps, seed)
-    disc = float(tab.max_abs_residual.max()) + float(tab.clipped.sum())   # a clipped vector voids the identity
-    return Identity(discrepancy=disc, instances=int(len(tab) * (n_steps - 1) * D_DIM), atol=ID_ATOL,
+    disk, ema = tab[tab.method == "DiSK"], tab[tab.method != "DiSK"]
+    disc = float(disk.max_abs_residual.max()) + float(tab.clipped.sum())   # a clipped vector voids the identity
+    return Identity(discrepancy=disc, instances=int(len(disk) * (n_steps - 1) * D_DIM), atol=ID_ATOL,
                     what="e_t - (1-kappa) e_{t-1} - kappa nu_t", data=tab,
-                    note=f"max |e_t| = {tab.max_abs_error.max():.3g}; clipped vectors {int(tab.clipped.sum())}")
+                    note=f"max |e_t| = {disk.max_abs_error.max():.3g}; clipped vectors {int(tab.clipped.sum())}; "
+                         f"control without the correction (plain EMA): max |residual| = "
+                         f"{ema.max_abs_residual.min():.3g} .. {ema.max_abs_residual.max():.3g}, equal to the drift "
+                         f"-(1-kappa) H d_t to {ema.max_abs_residual_minus_formula.max():.1e}")
 
 
 @claim(PAPER, "per_sample_residual", stream="identity",
        citation="[derived] errata (disk_dp): with per-sample Hessians the AR(1) identity holds in expectation only",
        statement="per-sample Hessians h_ij = lam_j (1 + 0.5 u_ij), u uniform on [-1, 1] (otherwise as "
-                 "filter_identity): the AR(1) residual is not 0 but equals (1 - kappa)(Hbar_{B_t} - Hbar)(x_t - "
-                 "x_{t-1}), zero in conditional mean given the past: max |residual - formula| <= 1e-10",
+                 "filter_identity): DiSK's AR(1) residual is not 0 but equals (1 - kappa)(Hbar_{B_t} - Hbar)(x_t - "
+                 "x_{t-1}), zero in conditional mean given the past (and the uncorrected EMA's equals the drift "
+                 "-(1 - kappa) Hbar (x_t - x_{t-1})): max |residual - formula| <= 1e-10",
        scales=ID_SCALES)
 def per_sample_residual(*, n_steps, seed):
     tab = _identity_table(0.5, n_steps, seed)
     disc = float(tab.max_abs_residual_minus_formula.max()) + float(tab.clipped.sum())
+    disk = tab[tab.method == "DiSK"]
     return Identity(discrepancy=disc, instances=int(len(tab) * (n_steps - 1) * D_DIM), atol=ID_ATOL,
-                    what="residual - (1-kappa)(Hbar_B - Hbar) d_t", data=tab,
-                    note=f"the residual itself is not 0: max |residual| = {tab.max_abs_residual.min():.3g} .. "
-                         f"{tab.max_abs_residual.max():.3g} over (kappa, gamma)")
+                    what="residual - (kappa c gamma Hbar_B - (1-kappa) Hbar) d_t", data=tab,
+                    note=f"DiSK's residual itself is not 0: max |residual| = {disk.max_abs_residual.min():.3g} .. "
+                         f"{disk.max_abs_residual.max():.3g} over (kappa, gamma)")
 
 
 # --------------------------------------------------------------------------- stationary comparisons
 
 def pair_point(*, kappa: float, n_runs: int, n_steps: int, seed: int) -> pd.DataFrame:
-    """DP-SGD and DiSK (kappa, GAMMA_OF[kappa]) with the same seed, hence the same batches and privacy noise:
-    per run the stationary means (steps >= BURN) of ||e||^2 and ||grad f||^2."""
+    """DP-SGD, DiSK (kappa, GAMMA_OF[kappa]) and the uncorrected EMA (kappa, c = 0) with the same seed, hence the
+    same batches and privacy noise: per run the stationary means (steps >= BURN) of ||e||^2 and ||grad f||^2."""
     P = problem(0.0)
     kw = dict(eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps, record_every=REC, n_runs=n_runs, seed=seed)
     rows = {}
-    for name, k, g in (("dpsgd", 1.0, 0.0), ("disk", kappa, GAMMA_OF[kappa])):
-        run = D.run_disk(P, kappa=k, gamma=g, **kw)
+    for name, k, g, corr in (("dpsgd", 1.0, 0.0, True), ("disk", kappa, GAMMA_OF[kappa], True),
+                             ("ema", kappa, 0.0, False)):
+        run = D.run_disk(P, kappa=k, gamma=g, corrected=corr, **kw)
         keep = run.steps >= BURN
         rows[f"err2_{name}"] = run.err2[:, keep].mean(1)
         rows[f"grad2_{name}"] = run.grad2[:, keep].mean(1)
@@ -223,6 +237,29 @@ def gradnorm_lyapunov_k09(*, n_runs, n_steps, seed):
     return _gradnorm_lyapunov(0.9, n_runs, n_steps, seed)
 
 
+@claim(PAPER, "correction_matters", stream="stationary",
+       citation="[derived] spec: plain EMA momentum (no correction) keeps the AR(1) noise and adds the drift "
+                "(1 - kappa)/kappa H(x_t - x_{t-1}); the correction term is DiSK's [paper: code]",
+       statement="shared quadratic, kappa = 0.7, same batches and privacy noise: without DiSK's Hessian correction "
+                 "(c = 0, a plain EMA of the privatised gradients) the stationary error power exceeds DiSK's: "
+                 "E||e||^2_EMA / E||e||^2_DiSK >= 1 (bootstrap over paired runs)",
+       scales=STAT_SCALES)
+def correction_matters(*, n_runs, n_steps, seed):
+    df = pair_sweep(n_runs, n_steps, seed)
+    g = df[np.isclose(df.kappa, 0.7)]
+    a, b = g.err2_ema.to_numpy(), g.err2_disk.to_numpy()
+    q, lo, hi = bootstrap_ci(lambda x, y: float(x.mean() / y.mean()), a, b, seed=7)
+    dp = g.err2_dpsgd.to_numpy()
+    tab = pd.DataFrame({"method": ["EMA (no correction)", "DiSK", "DP-SGD"],
+                        "err2": [a.mean(), b.mean(), dp.mean()],
+                        "err2_over_dpsgd": [a.mean() / dp.mean(), b.mean() / dp.mean(), 1.0],
+                        "grad2_over_dpsgd": [g.grad2_ema.mean() / g.grad2_dpsgd.mean(),
+                                             g.grad2_disk.mean() / g.grad2_dpsgd.mean(), 1.0]})
+    return Bound(value=q, bound=1.0, side=">=", ci=(lo, hi), data=tab,
+                 note=f"error power over DP-SGD's: EMA {a.mean() / dp.mean():.4f}, DiSK {b.mean() / dp.mean():.4f} "
+                      f"(kappa/(2-kappa) = {0.7 / 1.3:.4f})")
+
+
 # --------------------------------------------------------------------------- clipping active (trend)
 
 CLIP_OFFSET = 3.0       # x_0 = x* + 3 (1, ..., 1)
@@ -267,7 +304,7 @@ def clipping_trend(*, n_runs, n_steps, seed):
                 "from x_0 = x* + 3 (sigma = 1, C = 100, B = 64, eta = 1): gradient-error power ||g_t - grad f||^2 "
                 "with the levels tr Cov(nu) and kappa/(2 - kappa) tr Cov(nu), and ||grad f||^2 with the "
                 "closed-loop Lyapunov levels (means over runs, windows of 5 steps)",
-        scales={"ci": dict(n_runs=4, n_steps=1000), "full": dict(n_runs=32, n_steps=3000)})
+        scales={"ci": dict(n_runs=2, n_steps=500), "full": dict(n_runs=32, n_steps=3000)})
 def fig_error(*, n_runs, n_steps, seed):
     P = problem(0.0)
     qv = D.noise_variance(P, sigma=SIGMA, C=C_BIG, B=B)

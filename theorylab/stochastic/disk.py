@@ -174,10 +174,14 @@ def disk_coefficients(kappa: float = 0.7, gamma: float = 0.5):
     return kappa, gamma, (1 - kappa) / (kappa * gamma)
 
 
-def _method_args(problem, kappa, gamma, eta, C, sigma, B):
+def _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected=True):
     if not isinstance(problem, Quadratic):
         raise TypeError(f"problem must be a Quadratic (see make_quadratic); got {type(problem).__name__}")
+    if not isinstance(corrected, (bool, np.bool_)):
+        raise TypeError(f"corrected must be a bool; got {corrected!r}"[:200])
     kappa, gamma, c = disk_coefficients(kappa, gamma)
+    if not corrected:                       # plain EMA of the privatised gradients: one gradient at x_t
+        gamma, c = 0.0, 0.0
     eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
     if eta * problem.L >= 2.0:
         raise ValueError(f"eta = {eta!r} gives eta L = {eta * problem.L:.4g} >= 2 (L = max_j hbar_j = "
@@ -235,10 +239,12 @@ def _sizes(n_steps, record_every, n_runs, B, d, max_work, what):
 
 def run_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0, C: float = 100.0,
              sigma: float = 1.0, B: int = 64, n_steps: int = 1000, record_every: int = 10, x0=None,
-             n_runs: int = 4, seed=0, parallel: bool = True) -> DiskRun:
+             n_runs: int = 4, seed=0, corrected: bool = True, parallel: bool = True) -> DiskRun:
     """DiSK (kappa < 1) or DP-SGD (kappa = 1) with SGD as base optimiser, ``n_runs`` independent runs (per-run
-    seeds from ``seed``: run r does not depend on n_runs or threads).  x0 defaults to the minimiser."""
-    kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B)
+    seeds from ``seed``: run r does not depend on n_runs or threads).  x0 defaults to the minimiser.
+    ``corrected=False``: the control without DiSK's Hessian correction (c = 0: a plain EMA of the privatised
+    gradients, g_t = (1 - kappa) g_{t-1} + kappa gt_t)."""
+    kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected)
     x0 = _x0(problem, x0)
     n_steps, record_every, n_runs, nK = _sizes(n_steps, record_every, n_runs, B, problem.d, MAX_WORK, "run_disk")
     seeds = spawn_seeds(seed, n_runs)
@@ -266,10 +272,10 @@ def _run_block(args, seeds, nK):
 
 def run_disk_numpy(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0,
                    C: float = 100.0, sigma: float = 1.0, B: int = 64, n_steps: int = 1000, record_every: int = 10,
-                   x0=None, n_runs: int = 4, seed=0) -> DiskRun:
+                   x0=None, n_runs: int = 4, seed=0, corrected: bool = True) -> DiskRun:
     """Vectorised numpy reference of :func:`run_disk` (all runs and batch samples at once, numpy's generator:
     the same law, not the same numbers)."""
-    kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B)
+    kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected)
     x0 = _x0(problem, x0)
     n_steps, record_every, n_runs, nK = _sizes(n_steps, record_every, n_runs, B, problem.d, MAX_WORK_NUMPY,
                                                "run_disk_numpy")
@@ -321,9 +327,11 @@ class DiskTrace:
 
 
 def trace_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0, C: float = 100.0,
-               sigma: float = 1.0, B: int = 64, n_steps: int = 200, x0=None, seed=0) -> DiskTrace:
-    """One run of DiSK (DP-SGD at kappa = 1) with every iterate, filtered gradient, batch and noise draw."""
-    kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B)
+               sigma: float = 1.0, B: int = 64, n_steps: int = 200, x0=None, seed=0,
+               corrected: bool = True) -> DiskTrace:
+    """One run of DiSK (DP-SGD at kappa = 1; plain EMA if not ``corrected``) with every iterate, filtered
+    gradient, batch and noise draw."""
+    kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected)
     x0 = _x0(problem, x0)
     n_steps = check_size("n_steps", n_steps)
     d = problem.d
@@ -345,8 +353,9 @@ def trace_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, et
 def filter_residual(problem: Quadratic, trace: DiskTrace):
     """(r, r_pred), shape (n_steps - 1, d): r_t = e_t - (1 - kappa) e_{t-1} - kappa nu_t for t >= 1, from the
     recorded run, with e_t = g_t - grad f(x_t) and nu_t = (1/B) sum_{B_t} grad f(x_t; xi) - grad f(x_t) + w_t
-    recomputed here in numpy; r_pred_t = (1 - kappa)(Hbar_{B_t} - Hbar)(x_t - x_{t-1}) [derived: zero for a shared
-    Hessian].  Valid without clipping (trace.clipped == 0)."""
+    recomputed here in numpy; r_pred_t = (kappa c gamma Hbar_{B_t} - (1 - kappa) Hbar)(x_t - x_{t-1}) [derived]:
+    for DiSK (kappa c gamma = 1 - kappa) this is (1 - kappa)(Hbar_{B_t} - Hbar) d_t, zero for a shared Hessian; for
+    the uncorrected EMA (c = 0) the drift -(1 - kappa) Hbar d_t.  Valid without clipping (trace.clipped == 0)."""
     if not isinstance(problem, Quadratic):
         raise TypeError(f"problem must be a Quadratic; got {type(problem).__name__}")
     if not isinstance(trace, DiskTrace):
@@ -362,7 +371,7 @@ def filter_residual(problem: Quadratic, trace: DiskTrace):
     nu = mean_batch - problem.grad(X[:T]) + trace.w
     r = e[1:] - (1 - kappa) * e[:-1] - kappa * nu[1:]
     hB = problem.hess[trace.batches[1:]].mean(1)
-    r_pred = (1 - kappa) * (hB - problem.hbar) * (X[1:T] - X[:T - 1])
+    r_pred = (kappa * trace.c * trace.gamma * hB - (1 - kappa) * problem.hbar) * (X[1:T] - X[:T - 1])
     return r, r_pred
 
 
