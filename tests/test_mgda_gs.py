@@ -209,6 +209,7 @@ def test_divergence_raises():
     (lambda: M.custom_problem(np.ones((1, 2, 3)), np.ones((1, 2))), "K >= 2"),
     (lambda: M.custom_problem(np.ones((2, 1, 2)), np.ones((2, 1)), H=-np.ones((2, 2, 2))), "positive semidefinite"),
     (lambda: M.fa_quadratic_prediction(P, P.x0, [1 / 3] * 3, 0.1), "problem must be quadratic"),
+    (lambda: M.pareto_stationarity(np.ones((10**5, 12))), "active-set enumeration needs .* reduce K or d"),
 ])
 def test_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

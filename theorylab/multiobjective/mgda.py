@@ -62,6 +62,7 @@ MAX_K = 12                  # the exact active-set solver enumerates 2^K - 1 sup
 MAX_D = 10**5
 MAX_ENTRIES = 10**7         # entries of a problem's arrays
 MAX_WORK = 10**10           # T * (K m d + 2^K K^2 d + n_inner K^2 d) of one run (about a minute)
+MAX_ACTIVE_SET_WORK = 10**9  # 2^K K^2 d of one exact min-norm solve (about a second)
 BETA_EXPONENT = 0.5         # the theorem's schedule beta = beta_max T^{-1/2} (Theorem 1's O(eps^-2) [derived])
 
 
@@ -265,6 +266,15 @@ def _gradients(G, name="G"):
     return np.ascontiguousarray(G.T)
 
 
+def _active_set(J):
+    """The exact solver on rows J (K x d), its work 2^K K^2 d checked first: (w*, ||J^T w*||)."""
+    K, d = J.shape
+    check_budget("the active-set enumeration", (1 << K) * K * K * d, max_elements=MAX_ACTIVE_SET_WORK,
+                 unit="operations", K=K, d=d)
+    w = np.empty(K)
+    return w, float(KR.min_norm_active_set(J, w))
+
+
 def project_simplex(v) -> np.ndarray:
     """Euclidean projection of a vector onto the probability simplex."""
     v = check_array("v", v, ndim=1)
@@ -316,26 +326,26 @@ def min_norm_weights(G, method: str = "active_set", *, tol: float = 1e-12, max_i
         return min_norm_closed_form(J[0], J[1])
     if method == "cvxpy":
         return _cvxpy_weights(J)
-    w = np.empty(K)
     if method == "active_set":
-        KR.min_norm_active_set(J, w)
-    else:
-        KR.min_norm_pgd(J, np.full(K, 1.0 / K), max_iter, tol, w)
+        return _active_set(J)[0]
+    d = J.shape[1]
+    check_budget("the projected-gradient solve", K * K * d + max_iter * K * K, max_elements=MAX_WORK,
+                 unit="operations", max_iter=max_iter, K=K, d=d)
+    w = np.empty(K)
+    KR.min_norm_pgd(J, np.full(K, 1.0 / K), max_iter, tol, w)
     return w
 
 
 def pareto_stationarity(G) -> float:
     """||G w*||, the norm of the min-norm point of the gradients' convex hull (0 iff x is Pareto stationary)."""
-    J = _gradients(G)
-    return float(KR.min_norm_active_set(J, np.empty(J.shape[0])))
+    return _active_set(_gradients(G))[1]
 
 
 def ca_distance(G, w) -> float:
     """The conflict-avoidant distance ||G w - G w*||."""
     J = _gradients(G)
     w = _simplex_vector("w", w, J.shape[0])
-    wstar = np.empty(J.shape[0])
-    KR.min_norm_active_set(J, wstar)
+    wstar = _active_set(J)[0]
     return float(np.linalg.norm(J.T @ (w - wstar)))
 
 
