@@ -174,6 +174,22 @@ def test_mutation_wrong_fa_difference_scale_is_caught(monkeypatch):
     assert r.verdict == "not reproduced"
 
 
+def test_mutation_wrong_beta_exponent_is_caught(monkeypatch):
+    """The theorem's schedule beta = beta_max T^{-1/2} with the wrong exponent (T^{-1}): the weights stop learning
+    and the far-field average-CA rate claim catches it at ci scale."""
+    import theorylab.validations.mgda_gs as V
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+
+    V.far_field_sweep.cache_clear()
+    monkeypatch.setattr(M, "BETA_EXPONENT", 1.0)
+    try:
+        r = run_claim(REGISTRY.claims["mgda_gs:avg_ca_distance_rate_far_field"], "ci", seed=0)
+    finally:
+        V.far_field_sweep.cache_clear()      # no mutated numbers left in the memo for later tests
+    assert r.verdict == "not reproduced"
+
+
 def test_step_sizes_outside_the_range_warn_and_run():
     st = M.theorem_step_sizes(P, 100)
     with pytest.warns(RuntimeWarning, match="alpha .* outside the theorem's range"):

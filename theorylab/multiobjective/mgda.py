@@ -134,14 +134,20 @@ def custom_problem(A, b, U=None, s=None, e=None, H=None, c=None, x0=None, *, nam
     return MOProblem(A, b, U, s, e, H, c, x0, str(name))
 
 
-def logcosh_exp_problem(K: int = 3, d: int = 10, n_terms: int = 5, exp_weight: float = 1.0, seed=0) -> MOProblem:
+def logcosh_exp_problem(K: int = 3, d: int = 10, n_terms: int = 5, exp_weight: float = 1.0, start_scale: float = 1.0,
+                        seed=0) -> MOProblem:
     """The spec's generalised-smooth instance: F_i(x) = sum_{j<n_terms} log cosh(a_ij . x - b_ij)
     + exp_weight exp(u_i . x - s_i), with a_ij ~ N(0, I/d), b_ij ~ N(0, 1), u_i ~ N(0, I/d), s_i = 0 and
-    x0 ~ N(0, I)."""
+    x0 ~ N(0, start_scale^2 I).  A far start (start_scale = 1e5, exp_weight = 0) saturates every tanh: the
+    gradients are constant over any practical horizon (the far field, where the objectives are linear)."""
     K = check_int("K", K, low=2, high=MAX_K)
     d = check_int("d", d, low=1, high=MAX_D)
     n_terms = check_int("n_terms", n_terms, low=0, high=10**4)
     exp_weight = check_real("exp_weight", exp_weight, low=0.0, high=1e3)
+    start_scale = check_real("start_scale", start_scale, low=0.0, high=1e5)
+    if exp_weight > 0 and start_scale > 10:
+        raise ValueError(f"start_scale must be <= 10 with exp terms (exp_weight = {exp_weight:g} > 0), else exp(u . x0) "
+                         f"overflows; got start_scale = {start_scale:g}")
     check_budget("the problem's arrays", K * (n_terms * d + d * d), max_elements=MAX_ENTRIES, K=K, d=d,
                  n_terms=n_terms)
     if n_terms == 0 and exp_weight == 0.0:
@@ -150,7 +156,7 @@ def logcosh_exp_problem(K: int = 3, d: int = 10, n_terms: int = 5, exp_weight: f
     A = rng.standard_normal((K, n_terms, d)) / np.sqrt(d)
     b = rng.standard_normal((K, n_terms))
     U = rng.standard_normal((K, d)) / np.sqrt(d)
-    x0 = rng.standard_normal(d)
+    x0 = start_scale * rng.standard_normal(d)
     return custom_problem(A, b, U, np.zeros(K), np.full(K, exp_weight), None, None, x0,
                           name=f"log-cosh + exp K={K} d={d}")
 
