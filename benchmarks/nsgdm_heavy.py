@@ -3,10 +3,14 @@ quadratic, the known-p schedule for p = 1.3) against the vectorised numpy refere
 ``standard_t``), in the same process.  ratio = numpy time / jit time (one thread); ``ratio_threads`` uses the
 threads the claims use (numba.get_num_threads()).
 
-Where the time goes (profile, d = 10, 32 runs): numpy spends about 40% of a step in ``standard_t`` (about 43 ns a
-draw) and the rest in ~15 small array operations of Python overhead each; the kernel spends most of a step in
-the Bailey polar Student-t draws (about 22 ns a draw: two uniforms, a pow and a sqrt), so the ratio is bounded by
-about (numpy draw + overhead per draw) / (jitted draw)."""
+Where the time goes (cProfile of the numpy reference, 32 runs x 5000 steps x d = 10, Student-t nu = 1.5): half of
+the time is numpy's ``standard_t`` (about 45-90 ns a draw depending on the machine load), the other half about
+15 small array operations per step (Python and ufunc overhead, amortised over only 320 elements).  The kernel's
+Student-t draw (Bailey's polar method: two uniforms, a log, an exp, a sqrt; about 22 ns unloaded) is only about twice
+as fast as numpy's per draw, so the ratio is bounded by (numpy draw + per-element overhead) / (jitted draw + update),
+measured 3.6-4.0 at this size on the shared 2-core machine (8.7 at the quick size, where numpy's per-step overhead
+dominates).  Inlining the draw into the loop (numba inline="always") gained about 20% in a trial, at a higher
+compile cost, and was not adopted."""
 
 import numba
 
