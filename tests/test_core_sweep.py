@@ -286,3 +286,38 @@ def test_an_unreachable_scheduler_fails_fast_naming_the_address(monkeypatch):
     monkeypatch.delenv("THEORYLAB_DASK_SCHEDULER")
     with pytest.raises(ValueError, match="executor='dask' needs scheduler=ADDRESS"):
         sweep(draw, grid(mu=[0.0, 1.0], n=[5]), executor="dask")
+
+
+def napping(*, x, seed):
+    """A slow sweep point (0.25 s) that counts its calls."""
+    (Path(os.environ[CALLS_ENV]) / f"{x}-{uuid.uuid4().hex}").touch()
+    time.sleep(0.25)
+    return {"y": float(x)}
+
+
+def napping_claim(*, n_points, seed):
+    df = sweep(napping, grid(x=list(range(n_points))), seed=seed)
+    return Estimate(value=float(df["y"].mean()), ci=(0.0, 1e9), predicted=0.0, data=df)
+
+
+def test_ctrl_c_at_the_client_stops_the_claims_running_on_the_workers(calls_dir):
+    """Issue 14: cancelling a running claim's future does not stop its thread on the worker; the
+    stop event makes its sweep cancel the outstanding points after the one in flight."""
+    distributed = pytest.importorskip("distributed")
+    import threading
+
+    from theorylab.core import dask_backend
+    from theorylab.core.interrupt import Interrupted, handling_signals
+
+    c = Claim(PAPER, "napping", "s", "c", napping_claim, {"ci": {"n_points": 40}, "full": {"n_points": 40}})
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as client:
+        timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(Interrupted), handling_signals():
+            dask_backend.run_claims([c], "ci", 0, client)
+        timer.join()
+        time.sleep(1.5)  # anything still running would go on calling the point function
+        n_after_stop = len(calls(calls_dir))
+        time.sleep(1.5)
+        assert len(calls(calls_dir)) == n_after_stop < 20  # 40 points x 0.25 s uninterrupted

@@ -167,9 +167,6 @@ def test_a_signal_wrapped_in_a_system_error_still_interrupts_the_run(tmp_path, c
     assert not list(tmp_path.rglob("*.pkl"))
 
 
-@pytest.mark.xfail(strict=True, reason="core.interrupt.handling_signals leaves the recorded signal in _REQUESTED "
-                   "after the run: every later sweep/run_claim in the same process (a notebook after an interrupted "
-                   "cli.main) raises Interrupted at once")
 def test_an_interrupted_run_does_not_poison_later_sweeps_in_the_process(clear_interrupt):
     from theorylab.core.interrupt import Interrupted, handling_signals
 
@@ -283,12 +280,29 @@ def test_the_scheduler_from_the_environment_fails_fast_naming_it(out, capsys, mo
     assert time.monotonic() - t0 < 15 and "tcp://127.0.0.1:1" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="cli.cmd_figures (and cmd_calibrate, cmd_report when it runs claims) accept "
-                   "--scheduler and ignore it: they run locally and a dead address exits 0")
-def test_figures_with_a_dead_scheduler_do_not_silently_run_locally(out, capsys):
-    code = cli.main(["figures", "rr_sgd:rescaled_error", "--scale", "ci", "--no-progress",
-                     "--scheduler", "tcp://127.0.0.1:1"])
-    assert code == 2 and "scheduler" in capsys.readouterr().err.lower()
+def test_figures_calibrate_and_report_with_a_dead_scheduler_do_not_silently_run_locally(out, capsys, tmp_path,
+                                                                                          monkeypatch):
+    dead = ["--scheduler", "tcp://127.0.0.1:1"]
+    assert cli.main(["figures", "rr_sgd:rescaled_error", "--scale", "ci", "--no-progress", *dead]) == 2
+    assert "scheduler" in capsys.readouterr().err.lower()
+    assert cli.main(["calibrate", "highway_bp", "--seeds", "2", "--no-progress", *dead]) == 2
+    assert "tcp://127.0.0.1:1" in capsys.readouterr().err
+    monkeypatch.setenv("THEORYLAB_ROOT", str(tmp_path))  # no committed record: report must run the claims
+    assert cli.main(["report", "highway_bp", "--no-progress", "--no-cache", *dead]) == 2
+    assert "tcp://127.0.0.1:1" in capsys.readouterr().err
+
+
+def test_calibration_on_a_cluster_equals_the_local_one():
+    distributed = pytest.importorskip("distributed")
+    from theorylab.core.calibrate import calibrate_paper
+
+    local, _ = calibrate_paper("highway_bp", [1, 2], claims=["exact_last_k_layers"])
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as client:
+        on_dask, runs = calibrate_paper("highway_bp", [1, 2], claims=["exact_last_k_layers"], scheduler=client)
+        ran = [str(t[0]) for t in lc.scheduler.transition_log if str(t[0]).startswith("claim-highway_bp")]
+    assert ran and len(runs) == 2
+    pd.testing.assert_frame_equal(local, on_dask)
 
 
 def test_figures_and_calibrate_without_a_paper_refuse_pointing_to_all(capsys):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import re
@@ -409,15 +410,24 @@ def _figure_targets(args):
 
 
 def cmd_figures(args) -> int:
-    from .core.checks import child_seed
+    from .core.context import using_run
     from .core.paths import figures_dir
-    from .core.plotting import save_figure
 
     if args.publish and args.scale != "full":
         raise ValueError("--publish writes the committed full-scale figures; use --scale full (the default)")
     figs = _figure_targets(args)
     outdir = figures_dir() if args.publish else out_root(args) / "figures"
     progress = Progress(len(figs), f"figures ({args.scale})", enabled=not args.no_progress)
+    with _cluster(args) as client, using_run(**({"executor": "dask", "scheduler": client} if client else {})):
+        _draw_figures(figs, args, outdir, progress)
+    return 0
+
+
+def _draw_figures(figs, args, outdir, progress):
+    """Draw and save ``figs``; on a cluster (the run's dask executor) their sweep points run there."""
+    from .core.checks import child_seed
+    from .core.plotting import save_figure
+
     try:
         for f in figs:
             progress.start(f"{f.paper.id}:{f.name}")
@@ -429,7 +439,6 @@ def cmd_figures(args) -> int:
             print(f"{png}  {csv}  ({time.perf_counter() - t0:.1f}s)")
     finally:
         progress.close()
-    return 0
 
 
 def cmd_report(args) -> int:
@@ -450,7 +459,7 @@ def cmd_report(args) -> int:
             progress = Progress(len(claims), f"{pid} ({args.scale})", enabled=not args.no_progress)
             try:
                 results = run_claims(claims, args.scale, args.seed, cache=_cache(args), force=False, overrides=None,
-                                     progress=progress)
+                                     progress=progress, scheduler=_scheduler_address(args))
             finally:
                 progress.close()
             ledger.record(pid, args.scale, results, root=roots[0])
@@ -494,8 +503,44 @@ def cmd_bench(args) -> int:
     return status
 
 
+@contextlib.contextmanager
+def _cluster(args):
+    """A dask client for ``--scheduler`` / $THEORYLAB_DASK_SCHEDULER (failing fast), else None."""
+    address = _scheduler_address(args)
+    if not address:
+        yield None
+        return
+    from .core import dask_backend
+
+    client = dask_backend.connect(address)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _calibrate_one(pid, seeds, args, folder, client):
+    from .core.calibrate import calibrate_paper
+    from .core.checks import discover
+
+    claims = discover().claims_of(pid)
+    progress = Progress(len(claims) * len(seeds), f"calibrate {pid}", enabled=not args.no_progress)
+
+    def tick(c, seed, r):
+        progress.finish(f"{c.key} seed {seed}", r.verdict)
+
+    try:
+        summary, runs = calibrate_paper(pid, seeds, scale=args.scale, progress=tick, scheduler=client)
+    finally:
+        progress.close()
+    folder.mkdir(parents=True, exist_ok=True)
+    summary.to_csv(folder / f"{pid}.csv", index=False)
+    runs.to_csv(folder / f"{pid}.runs.csv", index=False)
+    return summary
+
+
 def cmd_calibrate(args) -> int:
-    from .core.calibrate import RATIO_BAND, calibrate_paper, render_markdown, summarise
+    from .core.calibrate import RATIO_BAND, render_markdown
     from .core.paths import results_dir
 
     import pandas as pd
@@ -504,23 +549,9 @@ def cmd_calibrate(args) -> int:
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
     summaries = []
-    for pid in papers:
-        from .core.checks import discover
-
-        claims = discover().claims_of(pid)
-        progress = Progress(len(claims) * len(seeds), f"calibrate {pid}", enabled=not args.no_progress)
-
-        def tick(c, seed, r, progress=progress):
-            progress.finish(f"{c.key} seed {seed}", r.verdict)
-
-        try:
-            summary, runs = calibrate_paper(pid, seeds, scale=args.scale, progress=tick)
-        finally:
-            progress.close()
-        folder.mkdir(parents=True, exist_ok=True)
-        summary.to_csv(folder / f"{pid}.csv", index=False)
-        runs.to_csv(folder / f"{pid}.runs.csv", index=False)
-        summaries.append(summary)
+    with _cluster(args) as client:
+        for pid in papers:
+            summaries.append(_calibrate_one(pid, seeds, args, folder, client))
     summary = pd.concat(summaries, ignore_index=True)
     everything = [pd.read_csv(p) for p in sorted(folder.glob("*.csv")) if not p.name.endswith(".runs.csv")]
     table = pd.concat(everything, ignore_index=True) if everything else summary

@@ -32,11 +32,19 @@ from .evidence import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, z_of
 RATIO_BAND = (0.7, 1.4)
 
 
-def _runs(claims, seeds, scale, progress):
+def _results(claims, seed, scale, client):
+    """The claims' Results at root ``seed`` (no cache), locally or as tasks on ``client``'s cluster."""
+    if client is None:  # lazily: the progress hook ticks as each claim finishes
+        return (run_claim(c, scale, seed, cache=None) for c in claims)
+    from .dask_backend import run_claims
+
+    return run_claims(claims, scale, seed, client, cache=None)
+
+
+def _runs(claims, seeds, scale, progress, client=None):
     rows = []
     for seed in seeds:
-        for c in claims:
-            r = run_claim(c, scale, seed, cache=None)
+        for c, r in zip(claims, _results(claims, seed, scale, client)):
             n = r.numbers or {}
             rows.append({"paper": c.paper.id, "claim": c.id, "seed": seed, "verdict": r.verdict,
                          "status": r.status, "expected": c.expect_reproduced, "value": n.get("value", np.nan),
@@ -76,13 +84,28 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def calibrate_paper(paper_id: str, seeds=range(1, 21), *, scale: str = "ci", claims=None, progress=None):
-    """Rerun ``paper_id``'s claims over root ``seeds``; return ``(summary, runs)`` DataFrames."""
+def calibrate_paper(paper_id: str, seeds=range(1, 21), *, scale: str = "ci", claims=None, progress=None,
+                    scheduler=None):
+    """Rerun ``paper_id``'s claims over root ``seeds``; return ``(summary, runs)`` DataFrames.
+
+    ``scheduler`` (a dask address or ``distributed.Client``) runs each seed's claims as tasks on
+    that cluster (results identical to the local run: seeds depend on the root seed only).
+    """
     reg = discover()
     if paper_id not in reg.papers:
         raise ValueError(f"unknown paper id {paper_id!r}; known: {', '.join(sorted(reg.papers))}")
     todo = [c for c in reg.claims_of(paper_id) if claims is None or c.id in claims]
-    runs = _runs(todo, list(seeds), scale, progress)
+    if scheduler is None:
+        runs = _runs(todo, list(seeds), scale, progress)
+        return summarise(runs), runs
+    from .dask_backend import connect
+
+    client = connect(scheduler)
+    try:
+        runs = _runs(todo, list(seeds), scale, progress, client=client)
+    finally:
+        if client is not scheduler:
+            client.close()
     return summarise(runs), runs
 
 

@@ -15,6 +15,10 @@ task secedes from its worker's thread pool while it waits, so the points can run
 also on that worker).  Seeds depend on (root seed, paper, claim, point) only, so the results
 are identical to a serial run with the same seed.
 
+Ctrl-C (or SIGTERM) at the client cancels the claims not yet started and sets a
+``distributed.Event`` that the running claims' sweeps read after each point: they cancel their
+outstanding points and stop, so an interrupted run does not keep the workers busy.
+
 Caching happens where the work runs: the claim's task reads and writes the claim entry and the
 points' entries in ``cache`` on the worker's file system (shared with the client for a local
 cluster or a shared home folder; a remote worker without it caches on its own disk).
@@ -110,12 +114,30 @@ def client_for(scheduler):
     return client
 
 
-def _claim_task(c, scale, seed, cache, force):
+def _stop_hook(stop):
+    """A run progress hook for a claim on a worker: after each sweep point it asks the cluster
+    whether the client set the ``distributed.Event`` named ``stop`` (Ctrl-C or SIGTERM at the
+    client) and, if so, raises :class:`~theorylab.core.interrupt.Interrupted`, which cancels the
+    claim's outstanding points and ends the claim's task."""
+    import signal
+
+    from .interrupt import Interrupted
+
+    event = _distributed().Event(stop)
+
+    def hook(kind, **info):
+        if event.is_set():
+            raise Interrupted(signal.SIGINT)
+
+    return hook
+
+
+def _claim_task(c, scale, seed, cache, force, stop=None):
     """One claim, run inside a task on a worker; its sweeps submit points to the same cluster."""
     from .checks import run_claim
     from .context import using_run
 
-    with using_run(executor="dask", scheduler=None, progress=None):
+    with using_run(executor="dask", scheduler=None, progress=_stop_hook(stop) if stop else None):
         result = run_claim(c, scale, seed, cache=cache, force=force)
     exc = getattr(result, "exception", None)
     if exc is not None:  # an error row travels back; its exception only if it pickles
@@ -136,10 +158,14 @@ def run_claims(claims, scale, seed, client, cache=None, force=False) -> list:
     client = client_for(client)
     claims = list(claims)
     batch = uuid.uuid4().hex
-    futures = [client.submit(_claim_task, c, scale, seed, cache, force, pure=False,
+    stop = f"theorylab-stop-{batch}"
+    futures = [client.submit(_claim_task, c, scale, seed, cache, force, stop, pure=False,
                              key=f"claim-{c.key}-{i}-{batch}") for i, c in enumerate(claims)]
     try:
         return client.gather(futures)
     except BaseException:
+        # a task already running on a worker cannot be killed: tell its sweeps to stop after the
+        # point in flight (see _stop_hook), then cancel what has not started
+        _distributed().Event(stop, client=client).set()
         client.cancel(futures)
         raise

@@ -51,7 +51,11 @@ def _handler(signum, frame):
 
 @contextlib.contextmanager
 def handling_signals(signals=(signal.SIGINT, signal.SIGTERM)):
-    """Install the recording handler for the body (main thread only; elsewhere a no-op)."""
+    """Install the recording handler for the body (main thread only; elsewhere a no-op).
+
+    The recorded signal is forgotten on exit, so later work in the same process (a notebook
+    cell after an interrupted ``cli.main``) is not stopped by a signal that was already handled.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -62,3 +66,4 @@ def handling_signals(signals=(signal.SIGINT, signal.SIGTERM)):
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+        _REQUESTED.clear()
