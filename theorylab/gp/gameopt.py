@@ -47,6 +47,7 @@ from scipy.linalg import cho_solve, cholesky, lapack
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_finite)
+from theorylab.gp import priors
 
 __all__ = ["METHODS", "UCBUtility", "IBRResult", "BORun", "check_sizes", "n_profiles", "all_profiles",
            "profile_index", "one_hot", "hamming", "unilateral_deviations", "sample_gp_on_profiles", "ucb_utility",
@@ -354,19 +355,20 @@ def iterated_best_response_reference(utility: UCBUtility, x0, *, max_rounds=None
     """The same IBR with every round's deviations built explicitly, one-hot encoded and passed to the exact
     posterior theorylab.gp.priors.gp_posterior (a fresh solve each round) and priors.ucb: the plain reference of
     the tests and the benchmark."""
-    from theorylab.gp import priors
-
     x = _start(utility, x0)
     k = utility.sizes
+    cap = _max_rounds(max_rounds, k)
     Xd = _one_hot(utility.X_data, k)
 
     def values_of(x):
         Q = _one_hot(_deviations(x, k), k)
+        if Xd.shape[0] == 0:                                    # no data: the prior
+            return np.full(Q.shape[0], utility.beta * math.sqrt(utility.variance))
         mu, sd = priors.gp_posterior(Xd, utility.y_data, Q, lengthscale=utility.lengthscale,
                                      variance=utility.variance, noise=utility.noise)
         return priors.ucb(mu, sd, utility.beta)
 
-    return _ibr(x, values_of, k, _max_rounds(max_rounds, k))
+    return _ibr(x, values_of, k, cap)
 
 
 def improving_deviation(utility: UCBUtility, x) -> float:
