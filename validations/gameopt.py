@@ -99,13 +99,14 @@ def ibr_table(n_instances: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-EQ_SCALES = {"ci": dict(n_instances=20), "full": dict(n_instances=200)}
+EQ_SCALES = {"ci": dict(n_instances=20), "full": dict(n_instances=500)}
 
 
 @claim(PAPER, "ibr_reaches_equilibrium", stream="game",
-       citation="[derived] identical-interest (potential) game: best-response dynamics on a finite profile set stop "
-                "at a pure Nash equilibrium; the algorithm (IBR-UCB, UCB = mu + beta sigma) is [code] "
-                "melisilaydabal/gameopt solvers/best_response.py; spec check 1",
+       citation="[paper] abstract: GameOpt selects equilibria of the UCB game, configurations from which no variable "
+                "has an incentive to deviate; [code] melisilaydabal/gameopt solvers/best_response.py (IBR-UCB, "
+                "UCB = mu + beta sigma); [derived] that IBR reaches one: an identical-interest (potential) game on a "
+                "finite set; spec check 1",
        statement="on X = {1..5}^6 (one-hot features, GP draw f with SE length scale 2, 20 uniform observations, "
                  "beta = 2) IBR-UCB from a uniform start stops (no improving deviation found) within |X| - 1 "
                  "rounds, and the profile it returns has no improving unilateral deviation when all of X is "
@@ -191,7 +192,7 @@ def regret_table(n_draws: int, seed: int, methods=("gameopt", "random"), T=T_EVA
                  "uniform initial profiles, noiseless evaluations), the simple regret after 50 evaluations of "
                  "GameOpt (IBR-UCB from a uniform start at each step) minus that of random search, averaged over "
                  "GP draws, is <= 0 (one-sided; Student-t interval over the independent draws)",
-       scales={"ci": dict(n_draws=20), "full": dict(n_draws=100)})
+       scales={"ci": dict(n_draws=20), "full": dict(n_draws=200)})
 def regret_below_random_search(*, n_draws, seed):
     df = regret_table(n_draws, seed)
     last = df[df.t == T_EVAL].pivot(index="draw", columns="method", values="simple_regret")
