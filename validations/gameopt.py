@@ -123,8 +123,8 @@ def ibr_reaches_equilibrium(*, n_instances, seed):
                          f"{tab.max_rounds_allowed.iloc[0]}; the equilibrium is the global UCB maximiser on "
                          f"{tab.global_max.mean():.0%} of instances (mean UCB gap to the maximum "
                          f"{(tab.ucb_max - tab.ucb_final).mean():.3g}); a single best-response round leaves an "
-                         f"improving deviation on {np.mean(tab.gain_one_round > EQ_ATOL):.0%}, the start on "
-                         f"{np.mean(tab.gain_start > EQ_ATOL):.0%}; fast path vs enumeration "
+                         f"improving deviation on {np.mean(tab.gain_one_round > EQ_ATOL):.1%}, the start on "
+                         f"{np.mean(tab.gain_start > EQ_ATOL):.1%}; fast path vs enumeration "
                          f"{tab.fast_vs_enum.max():.1e}")
 
 
