@@ -260,6 +260,12 @@ def critical_points_grid_1d(sample, i, *, n_grid=4096) -> np.ndarray:
     return np.array([brentq(f1, t[k], t[k + 1], xtol=1e-14) for k in idx])
 
 
+def _boundary_h(f_ends, df_ends):
+    """h of Eq. (2) at (lb_i, ub_i): f f' at lb_i and -f f' at ub_i (|f| decreasing into the box, i.e. a local
+    maximum of |f|, gives h < 0 at either end)."""
+    return f_ends[0] * df_ends[0], -f_ends[1] * df_ends[1]
+
+
 def candidate_set(sample) -> Candidates:
     """Per-dimension candidates X_i = roots(f_i') u {lb_i, ub_i} with the mono/mixed split of Eq. (2)."""
     _check_sample(sample)
@@ -272,8 +278,7 @@ def candidate_set(sample) -> Candidates:
         x = np.concatenate([_critical_points(sample, i), [sample.lb[i], sample.ub[i]]])
         f, df, d2f = (_path(sample, i, x, nu) for nu in (0, 1, 2))
         h = f * d2f
-        h[-2] = f[-2] * df[-2]
-        h[-1] = -f[-1] * df[-1]
+        h[-2], h[-1] = _boundary_h(f[-2:], df[-2:])
         xs.append(x), fs.append(f), dfs.append(df), d2fs.append(d2f)
         monos.append(h > 0), mixeds.append(h < 0)
     return Candidates(xs, fs, dfs, d2fs, monos, mixeds)
