@@ -327,9 +327,13 @@ def candidates_on_posterior_sample(*, n_grid, seed):
     a.plot(x_best, [f_best], "*", color="C4", ms=12, label="minimiser found")
     a.set_xlabel("x")
     a.legend(fontsize=6, loc="best")
-    rows = [dict(panel="1d", kind="curve", x=x, y=np.nan, prior=p, posterior=q) for x, p, q in zip(t, prior, fp)]
-    rows += [dict(panel="1d", kind="mono" if mo else ("mixed" if mi else "h=0"), x=x, y=np.nan, prior=v,
-                  posterior=np.nan) for x, v, mo, mi in zip(x0, v0, C.mono[0], C.mixed[0])]
+    # long table: x2 = 0 in the 1-D panel; value = f (prior) or f_post (posterior)
+    rows = [dict(panel="1d", kind=k, x1=x, x2=0.0, value=v) for k, ys in (("prior", prior), ("posterior", fp))
+            for x, v in zip(t, ys)]
+    rows += [dict(panel="1d", kind="candidate " + ("mono" if mo else ("mixed" if mi else "h=0")), x1=x, x2=0.0,
+                  value=v) for x, v, mo, mi in zip(x0, v0, C.mono[0], C.mixed[0])]
+    rows += [dict(panel="1d", kind="data", x1=x, x2=0.0, value=y) for x, y in zip(post.X_data[:, 0], post.y_data)]
+    rows += [dict(panel="1d", kind="minimiser found", x1=float(x_best[0]), x2=0.0, value=f_best)]
     b = ax[0, 1]
     f2 = _sample(2, s)
     n2 = min(n_grid, 300)
@@ -351,5 +355,5 @@ def candidates_on_posterior_sample(*, n_grid, seed):
     b.set_xlabel("x1")
     b.set_ylabel("x2")
     b.legend(fontsize=6, loc="upper right")
-    rows += [dict(panel="2d", kind=k, x=x[0], y=x[1], prior=p, posterior=np.nan) for x, p, k in zip(XX, PP, kinds)]
+    rows += [dict(panel="2d", kind="candidate " + k, x1=x[0], x2=x[1], value=p) for x, p, k in zip(XX, PP, kinds)]
     return fig, pd.DataFrame(rows)
