@@ -24,6 +24,7 @@ import pandas as pd
 from theorylab.core import Bound, Identity, Paper, claim, figure
 from theorylab.core.plotting import subplots, theory_line
 from theorylab.core.seeding import as_generator
+from theorylab.core.sweep import sweep
 from theorylab.relu import lower_bound_vs_N as _lower_bound_table
 from theorylab.relu.network import rational_numerators
 from theorylab.relu import (F_n, binomials_vanish_mod_p, bound_table, certify_max, face_volumes, is_power_of,
@@ -79,6 +80,11 @@ def _construction_row(n, n_points, certify, tropical, seed):
     return row
 
 
+def construction_point(*, n, n_points, certify, tropical, seed):
+    """One sweep point of fn_construction_exact: the checks at one n (cached/resumable per n)."""
+    return _construction_row(n, n_points, certify, tropical, seed)
+
+
 # --------------------------------------------------------------------------- claims
 
 @claim(PAPER, "fn_construction_exact",
@@ -88,8 +94,10 @@ def _construction_row(n, n_points, certify, tropical, seed):
        scales={"ci": dict(n_max=32, n_points=100, n_certify=4, n_tropical=3),
                "full": dict(n_max=32, n_points=1000, n_certify=8, n_tropical=6)})
 def fn_construction_exact(*, n_max, n_points, n_certify, n_tropical, seed):
-    rows = [_construction_row(n, n_points, n <= n_certify, n <= n_tropical, seed + n) for n in range(1, n_max + 1)]
-    table = pd.DataFrame(rows)
+    points = [dict(n=n, n_points=n_points, certify=n <= n_certify, tropical=n <= n_tropical)
+              for n in range(1, n_max + 1)]
+    table = sweep(construction_point, points, seed=seed, progress=False, desc="F_n construction")
+    table = table.drop(columns=["n_points", "certify", "tropical"])
     failures = int((~table["ok"]).sum())
     note = (f"exact rational evaluation at {3 * n_points} points per n (random integers, random rationals, ties) "
             f"for n=1..{n_max}; region-by-region exact certificate (all {int(table['regions'].sum())} "
@@ -98,17 +106,23 @@ def fn_construction_exact(*, n_max, n_points, n_certify, n_tropical, seed):
     return Identity(discrepancy=failures, instances=len(table), what="failed n", data=table, note=note)
 
 
+def invariant_point(*, n, widths, N, p, n_networks, seed):
+    """One sweep point of the volume invariant: the faces of ``n_networks`` random networks of one config."""
+    t = volume_invariant_table(n=n, widths=list(widths), N=N, p=p, n_networks=n_networks, seed=seed)
+    t.insert(0, "config", f"n={n} widths={list(widths)} N={N} p={p}")
+    t.insert(1, "N", N)
+    t.insert(2, "p", p)
+    t.insert(3, "k", len(widths))
+    return t
+
+
 @functools.lru_cache(maxsize=16)
 def _invariant(configs, seed):
-    frames = []
-    for j, (n, widths, N, p, nets) in enumerate(configs):
-        t = volume_invariant_table(n=n, widths=list(widths), N=N, p=p, n_networks=nets, seed=[seed, j])
-        t.insert(0, "config", f"n={n} widths={list(widths)} N={N} p={p}")
-        t.insert(1, "N", N)
-        t.insert(2, "p", p)
-        t.insert(3, "k", len(widths))
-        frames.append(t)
-    return pd.concat(frames, ignore_index=True)
+    """The invariant table over ``configs`` (one sweep point per config, cached/resumable; memoised in-process
+    because volume_invariant and the figure invariant_by_face_dimension share it)."""
+    points = [dict(n=n, widths=list(widths), N=N, p=p, n_networks=nets) for n, widths, N, p, nets in configs]
+    table = sweep(invariant_point, points, seed=seed, progress=False, desc="volume invariant")
+    return table.drop(columns=["n", "widths", "n_networks"], errors="ignore")
 
 
 def _summary(table):
