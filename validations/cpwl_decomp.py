@@ -39,6 +39,7 @@ from theorylab.cpwl.experiments import (check_irreducible, check_minimal_vertice
                                         check_realizability, check_simplicial, check_submodular, check_translated_cones,
                                         check_tran_wang, check_unique_1d, instance_suite, median_function)
 from theorylab.core.seeding import child_seed
+from theorylab.core.sweep import sweep
 
 PAPER = Paper(
     id="cpwl_decomp",
@@ -56,6 +57,59 @@ def _suite(n_random, seed):
     return instance_suite(n_random, seed)
 
 
+# --------------------------------------------------------------------------- sweep points (issue 14: cached, resumable)
+
+UNIQUE_1D_BATCH = 25        # 1-D instances per sweep point (~0.35 s each)
+BRAID_BATCH = 15            # braid-fan instances per sweep point (a multiple of 3: every third is made submodular)
+
+
+def _batches(n_instances, size):
+    return [dict(batch=b, size=min(size, n_instances - b * size)) for b in range(-(-n_instances // size))]
+
+
+def unique_1d_point(*, batch, size, seed):
+    """A batch of ``size`` random 1-D instances (check_unique_1d), numbered after the earlier batches."""
+    df = check_unique_1d(size, seed)
+    df["instance"] += batch * UNIQUE_1D_BATCH
+    return df
+
+
+def braid_point(*, n, batch, size, seed):
+    """A batch of ``size`` random set functions on the braid fan of R^n (check_submodular)."""
+    df = check_submodular(size, seed, ns=(n,))
+    df["instance"] += batch * BRAID_BATCH
+    return df
+
+
+SUITE_BATCH = 16            # instances of the suite per sweep point (~0.4 s each in translated_cones)
+
+
+def _suite_batches(n_random, seed):
+    n = len(_suite(n_random, seed))
+    return [dict(n_random=n_random, suite_seed=seed, start=a, stop=min(a + SUITE_BATCH, n))
+            for a in range(0, n, SUITE_BATCH)]
+
+
+def cones_point(*, n_random, suite_seed, start, stop, seed):
+    """check_translated_cones on instances start..stop-1 of the suite (deterministic: no draw uses ``seed``)."""
+    return check_translated_cones(_suite(n_random, suite_seed)[start:stop])
+
+
+def irreducible_point(*, n_random, suite_seed, start, stop, points_per_instance, seed):
+    """check_irreducible on instances start..stop-1 of the suite, test points drawn from ``seed``."""
+    df = check_irreducible(_suite(n_random, suite_seed)[start:stop], points_per_instance=points_per_instance,
+                           seed=seed)
+    df["instance"] += start
+    return df
+
+
+def network_point(*, n, k, instance, seed):
+    """One random convex f = max of k affine pieces on R^n and its valuation network (check_networks)."""
+    df = check_networks(((n, k, 1),), seed)
+    df["instance"] = instance
+    return df
+
+
 # --------------------------------------------------------------------------- claims
 
 @claim(PAPER, "translated_cones", citation=f"{ABSTRACT}: 'a polyhedron that arises as intersection of two translated cones'",
@@ -64,7 +118,8 @@ def _suite(n_random, seed):
                  "numba bases and the two-cone H-form give the same vertices and the LP reference finds no others",
        scales={"ci": dict(n_random=2), "full": dict(n_random=12)})
 def translated_cones(*, n_random, seed):
-    df = check_translated_cones(_suite(n_random, seed))
+    df = sweep(cones_point, _suite_batches(n_random, seed), seed=seed, progress=False,
+               desc="translated cones").drop(columns=["n_random", "suite_seed", "start", "stop"])
     return Identity(discrepancy=int((~df.ok).sum()), instances=len(df), what="instances failing a check",
                     data=df, note=f"{int(df.vertices.sum())} vertices on {df.complex.nunique()} complexes")
 
@@ -74,7 +129,9 @@ def translated_cones(*, n_random, seed):
                  "exact bounded-face test on vertices, midpoints, face samples and vertex + ray points",
        scales={"ci": dict(n_random=2, points_per_instance=6), "full": dict(n_random=12, points_per_instance=20)})
 def irreducible_bounded_faces(*, n_random, points_per_instance, seed):
-    df = check_irreducible(_suite(n_random, seed), points_per_instance=points_per_instance, seed=seed)
+    points = [dict(b, points_per_instance=points_per_instance) for b in _suite_batches(n_random, seed)]
+    df = sweep(irreducible_point, points, seed=seed, progress=False, desc="irreducible decompositions").drop(
+        columns=["n_random", "suite_seed", "start", "stop", "points_per_instance"])
     n_irr = int(df.bounded_face.sum())
     return Identity(discrepancy=int((~df.agree).sum()), instances=len(df), what="LP test != bounded-face test",
                     data=df, note=f"{n_irr} irreducible and {len(df) - n_irr} reducible test points")
@@ -135,7 +192,8 @@ def hexagon_examples(*, seed):
                  "g = sum max(s_i, 0) ReLU(x - b_i), h = sum max(-s_i, 0) ReLU(x - b_i); g - h = f exactly on a grid",
        scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)})
 def unique_1d(*, n_instances, seed):
-    df = check_unique_1d(n_instances, seed)
+    df = sweep(unique_1d_point, _batches(n_instances, UNIQUE_1D_BATCH), seed=seed, progress=False,
+               desc="unique 1-D").drop(columns=["batch", "size"])
     return Identity(discrepancy=int((~df.ok).sum()), instances=len(df), what="1-D instances without the unique split",
                     data=df)
 
@@ -209,7 +267,8 @@ def median_example(*, seed):
                  "every vertex of D_P(f) gives submodular G, H with G - H = F exactly",
        scales={"ci": dict(n_instances=3), "full": dict(n_instances=30)})
 def submodular_braid(*, n_instances, seed):
-    df = check_submodular(n_instances, seed)
+    points = [dict(n=n, **b) for n in (3, 4) for b in _batches(n_instances, BRAID_BATCH)]
+    df = sweep(braid_point, points, seed=seed, progress=False, desc="braid fan").drop(columns=["batch", "size"])
     return Identity(discrepancy=int((~df.ok).sum()), instances=len(df), what="instances failing a check", data=df,
                     note=f"{int(df.submodular.sum())} submodular F; up to {int(df.vertices.max())} vertices")
 
@@ -245,7 +304,8 @@ def tran_wang_not_minimal(*, n_2d, n_3d, seed):
        scales={"ci": dict(cases=((1, 4, 1), (2, 4, 1))),
                "full": dict(cases=((1, 4, 3), (1, 8, 3), (2, 4, 3), (2, 6, 3), (2, 8, 3), (3, 5, 2), (3, 6, 1)))})
 def nn_convex_network(*, cases, seed):
-    df = check_networks(cases, seed)
+    points = [dict(n=n, k=k, instance=r) for n, k, reps in cases for r in range(reps)]
+    df = sweep(network_point, points, seed=seed, progress=False, desc="convex CPWL networks")
     d2 = df[df.n == 2]
     return Identity(discrepancy=int((~df.ok).sum()), instances=len(df),
                     what="networks that differ from f, exceed the depth or the width bound", data=df,
