@@ -39,6 +39,7 @@ import pandas as pd
 from theorylab.core import Bound, Estimate, Identity, Paper, bootstrap_ci, claim, figure, mean_ci
 from theorylab.core.plotting import subplots
 from theorylab.core.seeding import child_seed
+from theorylab.core.sweep import sweep
 from theorylab.zeroth.estimators import estimator_trials, zo_sgd
 from theorylab.zeroth.oracles import diagonal_quadratic, product, quadratic, quadratic_spectrum
 
@@ -318,24 +319,37 @@ SGD_SCALES = {"ci": dict(d=100, n_iter=1000, n_paths=100, with_dap_estimated=Fal
 SGD_C = 1.5          # step = SGD_C / (tr A + 2L): below the Gaussian estimator's stability limit 2/(tr A + 2L)
 
 
-@functools.lru_cache(maxsize=4)
-def sgd_runs(d: int, n_iter: int, n_paths: int, with_dap_estimated: bool, seed: int) -> pd.DataFrame:
-    """Final log suboptimality per path of ZO-SGD on the kappa = 100 quadratic (spectrum 0.01..1), x0 = 1,
-    central differences delta = 1e-4, b = 1 (2 queries per step); optionally DAP-estimated b = 1 against
-    Gaussian b = 2 (4 queries per step).  Same seed for every law: Gaussian and sphere paths consume the
-    same normals (the sphere normalises them), so the per-path comparison is paired."""
+SGD_BATCH = 100      # paths per sweep point (issue 14: cached, resumable)
+
+
+def sgd_point(*, d: int, n_iter: int, first_path: int, n_paths: int, with_dap_estimated: bool,
+              seed: int) -> pd.DataFrame:
+    """Final log suboptimality of paths first_path..first_path+n_paths-1 of ZO-SGD on the kappa = 100
+    quadratic (spectrum 0.01..1), x0 = 1, central differences delta = 1e-4, b = 1 (2 queries per step);
+    optionally DAP-estimated b = 1 against Gaussian b = 2 (4 queries per step).  Same seed for every law:
+    Gaussian and sphere paths consume the same normals (the sphere normalises them), so the per-path
+    comparison is paired."""
     oracle = diagonal_quadratic(quadratic_spectrum(d, 100.0))
     step = SGD_C / (float(oracle.params[d:].sum()) + 2 * oracle.L)
     x0 = np.ones(d)
     runs = [("gaussian_b1", "gaussian", 1), ("sphere_b1", "sphere", 1)]
     if with_dap_estimated:
         runs += [("gaussian_b2", "gaussian", 2), ("dap_estimated_b1", "dap_estimated", 1)]
-    out = {"path": np.arange(n_paths)}
+    out = {"path": first_path + np.arange(n_paths)}
     for name, law, b in runs:
         f = zo_sgd(oracle, x0, law=law, b=b, delta=1e-4, step=step, n_iter=n_iter, n_paths=n_paths,
                    record_every=n_iter, seed=seed)
         out[name] = np.log(f[:, -1] - oracle.f_star)
     return pd.DataFrame(out)
+
+
+@functools.lru_cache(maxsize=4)
+def sgd_runs(d: int, n_iter: int, n_paths: int, with_dap_estimated: bool, seed: int) -> pd.DataFrame:
+    """sgd_point over batches of SGD_BATCH paths (one sweep point each, every law paired within a batch)."""
+    points = [dict(d=d, n_iter=n_iter, first_path=a, n_paths=min(SGD_BATCH, n_paths - a),
+                   with_dap_estimated=with_dap_estimated) for a in range(0, n_paths, SGD_BATCH)]
+    df = sweep(sgd_point, points, seed=seed, progress=False, desc="ZO-SGD paths")
+    return df.drop(columns=["d", "n_iter", "first_path", "n_paths", "with_dap_estimated"])
 
 
 @claim(PAPER, "zo_sgd_sphere_le_gaussian", scales=SGD_SCALES,

@@ -26,6 +26,7 @@ import pandas as pd
 from theorylab.core import Bound, Fraction, Identity, Paper, Slope, claim, figure, fit_loglog
 from theorylab.core.plotting import loglog_rate, reference_slope, subplots, sym, theory_line
 from theorylab.core.seeding import as_generator, spawn_seeds
+from theorylab.core.sweep import sweep
 from theorylab.tv import (coupling_bounds, coupling_identity, field_change, ising_tv, log_partition,
                           log_partition_from_tv, marginal_plus, random_ising, tv_exact)
 from theorylab.tv import experiments as ex
@@ -47,9 +48,18 @@ def _agreement(n_per_family, seed):
     return ex.equivalence_agreement(n_per_family, seed=seed)
 
 
+def equiv_timing_point(*, n, k, repeat, method, seed):
+    """One (n, k) cell of the equivalence timings (cost count and best-of-``repeat`` wall time)."""
+    return ex.equivalence_timings([n], [k], method=method, repeat=repeat, seed=seed)
+
+
 @functools.lru_cache(maxsize=8)
 def _equiv_timings(ns, ks, repeat, seed, method="modular"):
-    return ex.equivalence_timings(list(ns), list(ks), method=method, repeat=repeat, seed=seed)
+    """Timings over ks x ns, one sweep point per (k, n) (cached/resumable; memoised in-process: the time
+    claims and the figure share them)."""
+    points = [dict(n=n, k=k, repeat=repeat, method=method) for k in ks for n in ns]
+    return sweep(equiv_timing_point, points, seed=seed, progress=False, desc="equivalence timings").drop(
+        columns=["repeat"])
 
 
 @functools.lru_cache(maxsize=4)
@@ -57,9 +67,25 @@ def _enum_timings(ns, repeat, seed):
     return ex.enumeration_timings(list(ns), repeat=repeat, seed=seed)
 
 
+COUPLING_NS, COUPLING_CLOSENESS = (6, 10, 14), (1.0, 0.3, 0.05)   # instance a: n = ns[a % 3], closeness[(a // 3) % 3]
+
+
+def coupling_point(*, start, size, reps, eps, delta, seed):
+    """Instances start..start+size-1 (start a multiple of 3: one closeness level, n = 6, 10, 14) with their
+    ``reps`` coupling estimates."""
+    c = COUPLING_CLOSENESS[(start // len(COUPLING_NS)) % len(COUPLING_CLOSENESS)]
+    df = ex.coupling_contract_runs(size, reps, eps=eps, delta=delta, seed=seed, ns=COUPLING_NS, closeness=(c,))
+    df["instance"] += start
+    return df
+
+
 @functools.lru_cache(maxsize=4)
 def _coupling_runs(instances, reps, eps, delta, seed):
-    return ex.coupling_contract_runs(instances, reps, eps=eps, delta=delta, seed=seed)
+    """The contract runs, one sweep point per closeness level of 3 instances (cached/resumable)."""
+    b = len(COUPLING_NS)
+    points = [dict(start=a, size=min(b, instances - a), reps=reps, eps=eps, delta=delta) for a in range(0, instances, b)]
+    return sweep(coupling_point, points, seed=seed, progress=False, desc="coupling estimator").drop(
+        columns=["start", "size", "reps"])
 
 
 @functools.lru_cache(maxsize=4)
