@@ -174,7 +174,7 @@ def mixed_only_sweep(n_samples, n_grid, seed):
                  seed=seed, progress=False, desc="tsroots mixed only")
 
 
-MIX_SCALES = {"ci": dict(n_samples=400, n_grid=200), "full": dict(n_samples=4000, n_grid=1000)}
+MIX_SCALES = {"ci": dict(n_samples=800, n_grid=200), "full": dict(n_samples=4000, n_grid=1000)}
 
 
 @claim(PAPER, "mixed_only_misses_minimiser_1d", stream="mixed",
@@ -183,7 +183,7 @@ MIX_SCALES = {"ci": dict(n_samples=400, n_grid=200), "full": dict(n_samples=4000
                 "mixed combinations are many (UQUH/TSRoots optim.py ordering_summax_mixed) [code]",
        statement="for 1-D SE prior samples on [-1, 1] (l ~ U[0.2, 0.5]) the h < 0 candidates with f < 0 alone miss "
                  "the global minimiser (their best value is above the grid minimum) in a measurable share of "
-                 "samples: Clopper-Pearson lower limit >= 0.02 (4000 samples full, 400 ci); TSRoots' full rule "
+                 "samples: Clopper-Pearson lower limit >= 0.02 (4000 samples full, 800 ci); TSRoots' full rule "
                  "(with the h > 0, f > 0 points) misses none",
        scales=MIX_SCALES)
 def mixed_only_misses_minimiser_1d(*, n_samples, n_grid, seed):
