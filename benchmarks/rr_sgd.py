@@ -52,3 +52,41 @@ def bench_figure(*, quick=False):
     ref = _compare(cos_problem(), gamma=0.01, n=2000, n_chains=320, repeat=1)
     return {"ratio": (chain_steps / ref["numpy_chain_steps_per_s"]) / seconds, "figure_s": seconds,
             "numpy_estimate_s": chain_steps / ref["numpy_chain_steps_per_s"], "chain_steps": chain_steps}
+
+
+@benchmark("rr_sgd", "cluster_speedup")
+def bench_cluster(*, quick=False):
+    """Issue 15: the same command on a dask LocalCluster of 1 and of 2 worker processes (1 thread each).
+
+    Runs rr_sgd's claims (full scale; quick: two claims at ci scale; no cache) as tasks, their sweep
+    points submitted to the same cluster, once per cluster size after a warm-up claim on every
+    worker (numba's disk cache loaded there).  ratio = wall time on 1 worker / on 2 workers: 2 is
+    perfect scaling on a 2-core machine; the claims' numbers are asserted equal across sizes.
+
+    Measured 2026-12-04 at full scale on the 2-core machine: 180 s on 1 worker, 190 s on 2
+    (ratio 0.95; 139 s in one local process).  No speed-up: rr_sgd's kernels are numba-parallel,
+    so a single worker already keeps both cores busy and a second worker only competes for them.
+    Scaling with workers needs workers on more cores (or one numba thread per worker).
+    """
+    import distributed
+
+    from theorylab.core import dask_backend
+    from theorylab.core.checks import discover
+
+    claims = discover().claims_of("rr_sgd")
+    if quick:  # a smoke test of the mechanics (CI): two claims at ci scale, too small to scale
+        claims = claims[:2]
+    scale = "ci" if quick else "full"
+    wall, measured = {}, {}
+    for n_workers in (1, 2):
+        with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as lc, distributed.Client(lc) as client:
+            client.run(lambda: run_pair(cos_problem(), gamma=0.01, n=10, n_chains=2))  # compile/load per worker
+            t0 = time.perf_counter()
+            results = dask_backend.run_claims(claims, scale, 0, client)
+            wall[n_workers] = time.perf_counter() - t0
+        measured[n_workers] = [r.measured for r in results]
+    if measured[1] != measured[2]:
+        raise AssertionError("rr_sgd's claims gave different numbers on 1 and 2 workers")
+    return {"ratio": wall[1] / wall[2], "wall_1_worker_s": wall[1], "wall_2_workers_s": wall[2],
+            "claims": len(claims), "scale": scale}
