@@ -18,6 +18,52 @@ def cache(tmp_path_factory):
     return Cache(root)
 
 
+
+@pytest.fixture
+def rerun_after_losing_points(tmp_path):
+    """Issue 14's resume protocol for a claim whose loop goes through core.sweep.
+
+    ``check(c, seed, calls, lose, overrides=None, reset=None)`` runs claim ``c`` at ci scale with a
+    fresh Cache and asserts it is reproduced with one cache entry per sweep point (``calls``: a
+    list the test's monkeypatched point function appends to, one item per computed point).  It
+    then deletes the claim entry and the points ``lose`` selects (as a SIGKILL mid-claim would),
+    reruns, and asserts that exactly those points are recomputed, the others served unchanged
+    from the cache, with the same verdict and measured text.  ``reset`` clears an in-process memo
+    before each run.  Returns ``(first, again, first_calls)``.
+    """
+    from theorylab.core import Cache
+    from theorylab.core.checks import apply_overrides, run_claim
+
+    def check(c, seed, calls, lose, overrides=None, reset=None):
+        reset = reset or (lambda: None)
+        store = Cache(tmp_path / "resume-cache")
+        params, _ = apply_overrides(c, c.params("ci"), overrides)
+        claim_path = store.path(store.key("claim", c.paper.id, c.id, "ci", seed, params, module=c.func.__module__))
+        reset()
+        first = run_claim(c, "ci", seed, cache=store, overrides=overrides)
+        first_calls = list(calls)
+        points = [p for p in sorted(store.root.rglob("*.pkl")) if p != claim_path]
+        assert first.verdict == "reproduced" and claim_path.exists() and len(points) == len(first_calls)
+
+        claim_path.unlink()
+        lost = points[lose]
+        kept = {p: p.stat().st_mtime_ns for p in points if p not in lost}
+        for p in lost:
+            p.unlink()
+        calls.clear()
+        reset()
+        try:
+            again = run_claim(c, "ci", seed, cache=store, overrides=overrides)
+        finally:
+            reset()
+        assert len(calls) == len(lost) > 0
+        assert {p: p.stat().st_mtime_ns for p in kept} == kept  # served, not rewritten
+        assert (again.verdict, again.measured) == (first.verdict, first.measured)
+        return first, again, first_calls
+
+    return check
+
+
 def _paper_of(nodeid: str, papers) -> str:
     """The paper a test belongs to: its file test_<paper>.py, or a parameter id naming the paper."""
     path, _, rest = nodeid.partition("::")

@@ -179,13 +179,11 @@ def test_an_interrupted_run_does_not_poison_later_sweeps_in_the_process(clear_in
 
 
 # ------------------------------------------------------------------------------ resume per point, real claim
-def test_a_real_claim_stores_its_sweep_points_and_recomputes_only_missing_ones(tmp_path, monkeypatch):
+def test_a_real_claim_stores_its_sweep_points_and_recomputes_only_missing_ones(monkeypatch,
+                                                                                rerun_after_losing_points):
     import theorylab.validations.rr_sgd as V
 
     c = discover().claims[FAST]
-    store = Cache(tmp_path / "cache")
-    claim_key = store.key("claim", c.paper.id, c.id, "ci", 7, c.params("ci"), module=c.func.__module__)
-
     calls = []
     real_run_pair = V.run_pair
 
@@ -194,29 +192,12 @@ def test_a_real_claim_stores_its_sweep_points_and_recomputes_only_missing_ones(t
         return real_run_pair(*args, **kwargs)
 
     monkeypatch.setattr(V, "run_pair", counting_run_pair)
-    V.cos_sweep.cache_clear()  # in-process memo of the sweep: make the claim really run its sweep
-    first = run_claim(c, "ci", 7, cache=store)
-    n_points = c.params("ci")["i_max"] + 1
-    assert first.verdict == "reproduced" and len(calls) == n_points
-    entries = sorted(store.root.rglob("*.pkl"))
-    points = [p for p in entries if p != store.path(claim_key)]
-    assert store.path(claim_key).exists() and len(points) == n_points  # one entry per sweep point
-
     # the claim entry lost (a kill after the last point, before the claim was stored) and three
-    # points lost (in flight): the rerun recomputes exactly those three and gives the same numbers
-    store.path(claim_key).unlink()
-    lost = points[::3][:3]
-    kept = {p: p.stat().st_mtime_ns for p in points if p not in lost}
-    for p in lost:
-        p.unlink()
-    calls.clear()
-    V.cos_sweep.cache_clear()
-    again = run_claim(c, "ci", 7, cache=store)
-    assert len(calls) == len(lost)
-    assert {p: p.stat().st_mtime_ns for p in kept} == kept  # served, not rewritten
-    assert (again.verdict, again.measured, again.measured_value) == (first.verdict, first.measured,
-                                                                     first.measured_value)
-    V.cos_sweep.cache_clear()
+    # points lost (in flight); reset: the in-process memo of the sweep, so the claim really runs it
+    first, again, first_calls = rerun_after_losing_points(c, 7, calls, slice(None, 9, 3),
+                                                          reset=V.cos_sweep.cache_clear)
+    assert len(first_calls) == c.params("ci")["i_max"] + 1  # one entry per sweep point
+    assert again.measured_value == first.measured_value
 
 
 KILL_POINTS = """

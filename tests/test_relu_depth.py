@@ -277,33 +277,18 @@ def test_polytope_inputs_refused_with_named_arguments():
     assert normalized_volume(simplex(3).num) == 1
 
 
-def test_fn_construction_stores_its_sweep_points_and_recomputes_only_missing_ones(tmp_path, monkeypatch):
+def test_fn_construction_stores_its_sweep_points_and_recomputes_only_missing_ones(monkeypatch,
+                                                                                  rerun_after_losing_points):
     """Issue 14: one sweep point per n, cached under the claim; a rerun after losing the claim entry and some
     points (a SIGKILL mid-claim) recomputes exactly the missing n and gives the same result."""
     import theorylab.validations.relu_depth as V
-    from theorylab.core import Cache
-    from theorylab.core.checks import REGISTRY, apply_overrides, run_claim
+    from theorylab.core.checks import REGISTRY
 
-    c = REGISTRY.claims["relu_depth:fn_construction_exact"]
-    small = dict(n_max=6, n_points=5, n_certify=2, n_tropical=1)
-    store = Cache(tmp_path / "cache")
-    params, _ = apply_overrides(c, c.params("ci"), small)
-    claim_key = store.key("claim", c.paper.id, c.id, "ci", 3, params, module=c.func.__module__)
     calls = []
     real_row = V._construction_row
     monkeypatch.setattr(V, "_construction_row", lambda n, *a: calls.append(n) or real_row(n, *a))
-
-    first = run_claim(c, "ci", 3, cache=store, overrides=small)
-    assert first.verdict == "reproduced" and sorted(calls) == list(range(1, 7))
-    points = [p for p in sorted(store.root.rglob("*.pkl")) if p != store.path(claim_key)]
-    assert store.path(claim_key).exists() and len(points) == 6
-
-    store.path(claim_key).unlink()
-    lost = points[::2]
-    for p in lost:
-        p.unlink()
-    calls.clear()
-    again = run_claim(c, "ci", 3, cache=store, overrides=small)
-    assert len(calls) == len(lost)
-    assert (again.verdict, again.measured) == (first.verdict, first.measured)
+    first, again, first_calls = rerun_after_losing_points(
+        REGISTRY.claims["relu_depth:fn_construction_exact"], 3, calls, slice(None, None, 2),
+        overrides=dict(n_max=6, n_points=5, n_certify=2, n_tropical=1))
+    assert sorted(first_calls) == list(range(1, 7))
     assert again.data.equals(first.data)

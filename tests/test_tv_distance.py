@@ -360,36 +360,20 @@ def test_public_functions_name_bad_arguments():
             call()
 
 
-def test_time_cubic_in_k_stores_its_sweep_points_and_recomputes_only_missing_ones(tmp_path, monkeypatch):
+def test_time_cubic_in_k_stores_its_sweep_points_and_recomputes_only_missing_ones(monkeypatch,
+                                                                                   rerun_after_losing_points):
     """Issue 14: one sweep point per (k, n), cached under the claim; a rerun after losing the claim entry and
     a point (a SIGKILL mid-claim) recomputes exactly that point; the cost counts (the evidence) are unchanged."""
     import theorylab.validations.tv_distance as V
-    from theorylab.core import Cache
-    from theorylab.core.checks import REGISTRY, apply_overrides, run_claim
+    from theorylab.core.checks import REGISTRY
 
-    c = REGISTRY.claims["tv_distance:equivalence_time_cubic_in_k"]
-    small = dict(n=40, ks=(3, 4, 6, 8), repeat=1)
-    store = Cache(tmp_path / "cache")
-    params, _ = apply_overrides(c, c.params("ci"), small)
-    claim_key = store.key("claim", c.paper.id, c.id, "ci", 2, params, module=c.func.__module__)
     calls = []
     real = V.ex.equivalence_timings
     monkeypatch.setattr(V.ex, "equivalence_timings", lambda ns, ks, **kw: calls.append(ks) or real(ns, ks, **kw))
-
-    V._equiv_timings.cache_clear()          # in-process memo shared with the figure: make the claim run its sweep
-    first = run_claim(c, "ci", 2, cache=store, overrides=small)
-    assert first.verdict == "reproduced" and len(calls) == 4
-    points = [p for p in sorted(store.root.rglob("*.pkl")) if p != store.path(claim_key)]
-    assert store.path(claim_key).exists() and len(points) == 4
-
-    store.path(claim_key).unlink()
-    lost = points[2:3]
-    for p in lost:
-        p.unlink()
-    calls.clear()
-    V._equiv_timings.cache_clear()
-    again = run_claim(c, "ci", 2, cache=store, overrides=small)
-    assert len(calls) == len(lost)
-    assert (again.verdict, again.measured_value) == (first.verdict, first.measured_value)
+    # reset: the in-process memo shared with the figure, so that the claim really runs its sweep
+    first, again, first_calls = rerun_after_losing_points(
+        REGISTRY.claims["tv_distance:equivalence_time_cubic_in_k"], 2, calls, slice(2, 3),
+        overrides=dict(n=40, ks=(3, 4, 6, 8), repeat=1), reset=V._equiv_timings.cache_clear)
+    assert len(first_calls) == 4
+    assert again.measured_value == first.measured_value
     assert again.data.ops.tolist() == first.data.ops.tolist()
-    V._equiv_timings.cache_clear()
