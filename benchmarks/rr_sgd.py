@@ -59,7 +59,7 @@ def bench_cluster(*, quick=False):
     """Issue 15: the same command on a dask LocalCluster of 1 and of 2 worker processes (1 thread each).
 
     Runs rr_sgd's claims (full scale; quick: two claims at ci scale; no cache) as tasks, their sweep
-    points submitted to the same cluster, once per cluster size after a warm-up claim on every
+    points submitted to the same cluster, once per cluster size after a warm-up kernel call on every
     worker (numba's disk cache loaded there).  ratio = wall time on 1 worker / on 2 workers: 2 is
     perfect scaling on a 2-core machine; the claims' numbers are asserted equal across sizes.
 

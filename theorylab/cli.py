@@ -241,6 +241,21 @@ def _scheduler_address(args):
     return getattr(args, "scheduler", None) or os.environ.get("THEORYLAB_DASK_SCHEDULER") or None
 
 
+@contextlib.contextmanager
+def _connected(scheduler):
+    """A dask client for the address ``scheduler`` (failing fast, closed on exit); None without one."""
+    if not scheduler:
+        yield None
+        return
+    from .core import dask_backend
+
+    client = dask_backend.connect(scheduler)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
 # ------------------------------------------------------------------------------------------ running
 def run_claims(claims, scale, seed, *, cache, force, overrides, progress, scheduler=None):
     """Run ``claims`` in order (locally, or on the dask cluster at ``scheduler``); a list of Results."""
@@ -251,17 +266,13 @@ def run_claims(claims, scale, seed, *, cache, force, overrides, progress, schedu
     if scheduler:
         from .core import dask_backend
 
-        client = dask_backend.connect(scheduler)
-        try:
-            with using_run(executor="dask", scheduler=client, progress=progress):
-                if any(per_claim):
-                    raise ValueError("--set is not supported together with --scheduler")
-                results = dask_backend.run_claims(claims, scale, seed, client, cache=cache, force=force)
-            for c, r in zip(claims, results):
-                progress.finish(c.key, f"{r.verdict} ({r.runtime_s:.1f}s)")
-            return results
-        finally:
-            client.close()
+        with _connected(scheduler) as client, using_run(executor="dask", scheduler=client, progress=progress):
+            if any(per_claim):
+                raise ValueError("--set is not supported together with --scheduler")
+            results = dask_backend.run_claims(claims, scale, seed, client, cache=cache, force=force)
+        for c, r in zip(claims, results):
+            progress.finish(c.key, f"{r.verdict} ({r.runtime_s:.1f}s)")
+        return results
     results = []
     with using_run(progress=progress):
         for c, ov in zip(claims, per_claim):
@@ -418,7 +429,7 @@ def cmd_figures(args) -> int:
     figs = _figure_targets(args)
     outdir = figures_dir() if args.publish else out_root(args) / "figures"
     progress = Progress(len(figs), f"figures ({args.scale})", enabled=not args.no_progress)
-    with _cluster(args) as client, using_run(**({"executor": "dask", "scheduler": client} if client else {})):
+    with _connected(_scheduler_address(args)) as client, using_run(**({"executor": "dask", "scheduler": client} if client else {})):
         _draw_figures(figs, args, outdir, progress)
     return 0
 
@@ -503,22 +514,6 @@ def cmd_bench(args) -> int:
     return status
 
 
-@contextlib.contextmanager
-def _cluster(args):
-    """A dask client for ``--scheduler`` / $THEORYLAB_DASK_SCHEDULER (failing fast), else None."""
-    address = _scheduler_address(args)
-    if not address:
-        yield None
-        return
-    from .core import dask_backend
-
-    client = dask_backend.connect(address)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
 def _calibrate_one(pid, seeds, args, folder, client):
     from .core.calibrate import calibrate_paper
     from .core.checks import discover
@@ -549,7 +544,7 @@ def cmd_calibrate(args) -> int:
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
     summaries = []
-    with _cluster(args) as client:
+    with _connected(_scheduler_address(args)) as client:
         for pid in papers:
             summaries.append(_calibrate_one(pid, seeds, args, folder, client))
     summary = pd.concat(summaries, ignore_index=True)
