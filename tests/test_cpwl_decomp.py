@@ -3,6 +3,7 @@
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from theorylab.cpwl import (CPWLFunction, DecompositionPolyhedron, PolyhedralComplex, arrangement_complex,
@@ -146,6 +147,23 @@ def test_hexagon_worked_example():
     assert t.g_convex.all() and t.h_convex.all() and t.exact_identity.all()
     mins, _ = D.minimal_decompositions()
     assert [int(v) for v in mins[0].g.bends] == [0, 2, 0, 2, 0, 2]
+
+
+def test_vertex_pieces_equals_full_certificate():
+    """The batched table (bends + union-find) that minimal_decompositions returns equals vertex_table,
+    which rebuilds g and h as functions at every vertex (issue 15: the fast exact path)."""
+    from theorylab.cpwl import random_planar_fan, random_ray_values
+
+    cols = ["vertex", "y", "bends_g", "bends_h", "pieces_g", "pieces_h", "total_pieces", "g_convex", "h_convex"]
+    for m in (5, 7, 9):
+        fan = random_planar_fan(m, seed=m, box=4)
+        D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=m + 1)))
+        fast, full = D.vertex_pieces(), D.vertex_table()
+        assert full.exact_identity.all()
+        pd.testing.assert_frame_equal(fast[cols].reset_index(drop=True), full[cols].reset_index(drop=True),
+                                      check_dtype=False)
+        mins, table = D.minimal_decompositions()
+        assert table is not None and {m_.total_pieces for m_ in mins} == {int(full.total_pieces.min())}
 
 
 def test_vertex_methods_agree_and_lp_reference():
@@ -292,7 +310,9 @@ def test_tran_wang_3d_example_not_minimal():
     fan = polytope_fan(TW_EXAMPLE_3D["rays"])
     f = CPWLFunction.from_ray_values(fan, TW_EXAMPLE_3D["values"])
     tw, ties = tran_wang_decomposition(f)
-    mins, table = DecompositionPolyhedron(f).minimal_decompositions()
+    D = DecompositionPolyhedron(f)
+    mins, _ = D.minimal_decompositions()
+    table = D.vertex_table()
     assert ties == 0 and mins[0].total_pieces < tw.total_pieces
     assert bool(table.exact_identity.all()) and bool(table.g_convex.all()) and bool(table.h_convex.all())
 

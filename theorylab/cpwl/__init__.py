@@ -15,7 +15,7 @@ Functions (:mod:`.functions`):
     .from_ray_values), relu_1d, lovasz_extension, set_function_of, is_submodular
 Decomposition polyhedra (:mod:`.polyhedron`):
     DecompositionPolyhedron (.vrep, .vertices_lp, .faces, .is_irreducible_lp,
-    .is_bounded_face_point, .minimal_decompositions, .vertex_table, .sample_points,
+    .is_bounded_face_point, .minimal_decompositions, .vertex_pieces, .vertex_table, .sample_points,
     .piece_counts), decomposition_polyhedron, naive_decomposition, lambda_space
 Random instances (:mod:`.random`): random_planar_fan, random_polytope_fan, random_ray_values,
     random_set_function

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 
 import numpy as np
@@ -155,22 +155,43 @@ def lambda_space(complex: PolyhedralComplex) -> LambdaSpace:
 
 
 # ---------------------------------------------------------------------------------------
-@dataclass
 class Decomposition:
-    """One point of D_P(f): f = g - h with g, h convex; exact bends and piece counts."""
+    """One point y of D_P(f): f = g - h with g, h convex; exact bends and piece counts.
 
-    y: tuple
-    g: CPWLFunction
-    h: CPWLFunction
-    tight: frozenset
+    ``g`` (bends L y) and ``h = g - f`` are built as functions on first access; ``pieces`` is
+    (pieces(g), pieces(h)), from the functions, or as counted in a batch by
+    :meth:`DecompositionPolyhedron.minimal_decompositions`.
+    """
+
+    def __init__(self, D: "DecompositionPolyhedron", y: tuple, tight: frozenset, pieces=None):
+        self._D, self.y, self.tight, self._pieces = D, y, tight, pieces
+
+    @cached_property
+    def g(self) -> CPWLFunction:
+        return self._D.space.function_from_bends(self._D.bends_of(self.y))
+
+    @cached_property
+    def h(self) -> CPWLFunction:
+        return self.g - self._D.f
 
     @property
     def pieces(self) -> tuple[int, int]:
-        return self.g.n_pieces(), self.h.n_pieces()
+        if self._pieces is None:
+            self._pieces = (self.g.n_pieces(), self.h.n_pieces())
+        return self._pieces
 
     @property
     def total_pieces(self) -> int:
         return sum(self.pieces)
+
+    def __eq__(self, other):
+        return isinstance(other, Decomposition) and self._D is other._D and self.y == other.y
+
+    def __hash__(self):
+        return hash(self.y)
+
+    def __repr__(self):
+        return f"Decomposition(y={[str(v) for v in self.y]}, pieces={self.pieces})"
 
 
 class DecompositionPolyhedron:
@@ -231,8 +252,7 @@ class DecompositionPolyhedron:
         y = tuple(to_fraction(v) for v in y)
         if not self.contains(y):
             raise ValueError(f"y = {[str(v) for v in y]} is not in D_P(f)")
-        g = self.space.function_from_bends(self.bends_of(y))
-        return Decomposition(y, g, g - self.f, self.tight_set(y))
+        return Decomposition(self, y, self.tight_set(y))
 
     # -- V-representation -----------------------------------------------------------------
     def _homogenised(self, rows_b):
@@ -395,17 +415,47 @@ class DecompositionPolyhedron:
                              exact_identity=(dec.g - dec.h).equals(self.f)))
         return pd.DataFrame(rows)
 
+    def vertex_pieces(self) -> pd.DataFrame:
+        """Every vertex with the exact bends of g and h, piece counts and convexity flags, from the
+        bends alone: lambda(g) = L y, lambda(h) = L y - lambda(f), pieces by one batched union-find
+        (:meth:`piece_counts`).  The fast form of :meth:`vertex_table`, which instead rebuilds g and
+        h as functions for every vertex and also checks g - h = f; both give the same counts."""
+        verts, _ = self.vrep()
+        rows = []
+        for k, v in enumerate(verts):
+            bg = self.bends_of(v)
+            bh = [a - b for a, b in zip(bg, self.lam_f)]
+            rows.append(dict(vertex=k, y=tuple(str(x) for x in v), bends_g=tuple(str(x) for x in bg),
+                             bends_h=tuple(str(x) for x in bh), g_convex=all(x >= 0 for x in bg),
+                             h_convex=all(x >= 0 for x in bh)))
+        counts = self.piece_counts(verts) if verts else np.zeros((0, 2), dtype=np.int64)
+        df = pd.DataFrame(rows, columns=["vertex", "y", "bends_g", "bends_h", "g_convex", "h_convex"])
+        df.insert(4, "pieces_g", counts[:, 0])
+        df.insert(5, "pieces_h", counts[:, 1])
+        df.insert(6, "total_pieces", counts.sum(axis=1))
+        return df
+
     def minimal_decompositions(self):
         """Vertices with the fewest pieces (pieces(g) + pieces(h)) and a certificate.
 
-        Returns (list of :class:`Decomposition`, certificate DataFrame = :meth:`vertex_table`).
+        Returns (list of :class:`Decomposition`, certificate DataFrame = :meth:`vertex_pieces`).
         The certificate is complete because minimal decompositions are vertices (the paper's
-        theorem, abstract) and the vertex list comes from exact enumeration.
+        theorem, abstract) and the vertex list comes from exact enumeration.  Piece counts of all
+        vertices come from their bends in one batch; each returned decomposition builds g and h on
+        first access, and the first one's piece counts are re-derived from its functions (a mismatch
+        raises RuntimeError).
+        :meth:`vertex_table` is the slower certificate that rebuilds every vertex and checks
+        g - h = f there.
         """
-        table = self.vertex_table()
+        table = self.vertex_pieces()
         best = table["total_pieces"].min()
         verts, _ = self.vrep()
-        mins = [self.decomposition(verts[k]) for k in table.index[table["total_pieces"] == best]]
+        mins = [Decomposition(self, verts[k], self.tight_set(verts[k]), (int(table.pieces_g[k]), int(table.pieces_h[k])))
+                for k in table.index[table["total_pieces"] == best]]
+        rebuilt = self.decomposition(mins[0].y)  # one minimiser re-counted from its functions
+        if rebuilt.pieces != mins[0].pieces:
+            raise RuntimeError(f"vertex y = {[str(v) for v in rebuilt.y]}: the rebuilt functions have pieces "
+                               f"{rebuilt.pieces}, the batch count from the bends {mins[0].pieces}")
         return mins, table
 
     def sample_points(self, n_samples, *, seed=0, on_faces=True, max_weight=4):
