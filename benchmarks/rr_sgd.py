@@ -56,17 +56,22 @@ def bench_figure(*, quick=False):
 
 @benchmark("rr_sgd", "cluster_speedup")
 def bench_cluster(*, quick=False):
-    """Issue 15: the same command on a dask LocalCluster of 1 and of 2 worker processes (1 thread each).
+    """Issue 15: the same command on a dask LocalCluster of 1 and of 2 worker processes, one core each.
 
     Runs rr_sgd's claims (full scale; quick: two claims at ci scale; no cache) as tasks, their sweep
     points submitted to the same cluster, once per cluster size after a warm-up kernel call on every
-    worker (numba's disk cache loaded there).  ratio = wall time on 1 worker / on 2 workers: 2 is
-    perfect scaling on a 2-core machine; the claims' numbers are asserted equal across sizes.
+    worker (numba's disk cache loaded there).  Each worker is one core: one dask thread and one numba
+    thread (``NUMBA_NUM_THREADS=1`` in the worker's environment), as on a cluster whose workers are
+    pinned to cores.  ratio = wall time on 1 worker / on 2 workers: 2 is perfect scaling; the claims'
+    numbers are asserted equal across sizes (per-path seeds: the numbers do not depend on threads).
 
-    Measured 2026-12-04 at full scale on the 2-core machine: 180 s on 1 worker, 190 s on 2
-    (ratio 0.95; 139 s in one local process).  No speed-up: rr_sgd's kernels are numba-parallel,
-    so a single worker already keeps both cores busy and a second worker only competes for them.
-    Scaling with workers needs workers on more cores (or one numba thread per worker).
+    Measured 2026-12-04 at full scale on the 2-core machine, one numba thread per worker: 278 s on 1
+    worker, 200 s and 217 s on 2 (ratio 1.40 and 1.28 in two runs).  Not 2: the claims' sweep points are
+    unequal and indivisible on a cluster (the largest point of each stream carries 38-52% of its work:
+    i = 13 of the cos sweep, gamma = 0.00625 of the bias sweep, n = 128000 of the logistic sweep), and
+    they are submitted in sweep order, smallest first.  Before the workers were pinned to one numba
+    thread: 180 s on 1 worker, 190 s on 2 (ratio 0.95; 139 s in one local process), because rr_sgd's
+    numba-parallel kernels let a single worker keep both cores busy.
     """
     import distributed
 
@@ -80,12 +85,16 @@ def bench_cluster(*, quick=False):
     wall, measured = {}, {}
     for n_workers in (1, 2):
         with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as lc, distributed.Client(lc) as client:
+                                      dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"}) as lc, distributed.Client(lc) as client:
             client.run(lambda: run_pair(cos_problem(), gamma=0.01, n=10, n_chains=2))  # compile/load per worker
             t0 = time.perf_counter()
             results = dask_backend.run_claims(claims, scale, 0, client)
             wall[n_workers] = time.perf_counter() - t0
+            threads = client.run(lambda: __import__("numba").get_num_threads())
+            if set(threads.values()) != {1}:
+                raise AssertionError(f"workers should run one numba thread each; got {threads}")
         measured[n_workers] = [r.measured for r in results]
+
     if measured[1] != measured[2]:
         raise AssertionError("rr_sgd's claims gave different numbers on 1 and 2 workers")
     return {"ratio": wall[1] / wall[2], "wall_1_worker_s": wall[1], "wall_2_workers_s": wall[2],
