@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from dataclasses import dataclass, field
 from functools import cached_property
 from fractions import Fraction
 
@@ -155,43 +156,43 @@ def lambda_space(complex: PolyhedralComplex) -> LambdaSpace:
 
 
 # ---------------------------------------------------------------------------------------
+@dataclass(eq=False)
 class Decomposition:
     """One point y of D_P(f): f = g - h with g, h convex; exact bends and piece counts.
 
     ``g`` (bends L y) and ``h = g - f`` are built as functions on first access; ``pieces`` is
-    (pieces(g), pieces(h)), from the functions, or as counted in a batch by
+    (pieces(g), pieces(h)), from the functions, or ``counted_pieces`` as counted in a batch by
     :meth:`DecompositionPolyhedron.minimal_decompositions`.
     """
 
-    def __init__(self, D: "DecompositionPolyhedron", y: tuple, tight: frozenset, pieces=None):
-        self._D, self.y, self.tight, self._pieces = D, y, tight, pieces
+    polyhedron: "DecompositionPolyhedron" = field(repr=False)
+    y: tuple
+    tight: frozenset
+    counted_pieces: tuple | None = None
 
     @cached_property
     def g(self) -> CPWLFunction:
-        return self._D.space.function_from_bends(self._D.bends_of(self.y))
+        return self.polyhedron.space.function_from_bends(self.polyhedron.bends_of(self.y))
 
     @cached_property
     def h(self) -> CPWLFunction:
-        return self.g - self._D.f
+        return self.g - self.polyhedron.f
 
     @property
     def pieces(self) -> tuple[int, int]:
-        if self._pieces is None:
-            self._pieces = (self.g.n_pieces(), self.h.n_pieces())
-        return self._pieces
+        if self.counted_pieces is None:
+            self.counted_pieces = (self.g.n_pieces(), self.h.n_pieces())
+        return self.counted_pieces
 
     @property
     def total_pieces(self) -> int:
         return sum(self.pieces)
 
     def __eq__(self, other):
-        return isinstance(other, Decomposition) and self._D is other._D and self.y == other.y
+        return isinstance(other, Decomposition) and self.polyhedron is other.polyhedron and self.y == other.y
 
     def __hash__(self):
         return hash(self.y)
-
-    def __repr__(self):
-        return f"Decomposition(y={[str(v) for v in self.y]}, pieces={self.pieces})"
 
 
 class DecompositionPolyhedron:
