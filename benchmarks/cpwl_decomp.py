@@ -4,7 +4,6 @@ brute-force reference (LP over random objectives, HiGHS), on planar fans of grow
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
 import numpy as np
 
@@ -20,12 +19,6 @@ def _instances(sizes, seed=0):
         fan = random_planar_fan(m, seed=child_seed(seed, "bench", m), box=4)
         out.append((m, CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=child_seed(seed, "bv", m)))))
     return out
-
-
-def _lp_minimal(f, n_obj):
-    D = DecompositionPolyhedron(f)
-    pts = D.vertices_lp(n_obj, seed=0)
-    return D, pts
 
 
 @benchmark("cpwl_decomp", "vertex_enumeration")
@@ -69,8 +62,8 @@ def _slopes(walls, **times):
 @benchmark("cpwl_decomp", "minimal_decomposition")
 def minimal_decomposition(*, quick=False):
     """Exact minimal decompositions (vertex enumeration + one batched piece count from the bends) vs the
-    reference (LP over ``n_obj`` random objectives, best piece count among the vertices it finds), on
-    random planar fans of growing size.  ``ratio`` = median reference time / exact time.
+    reference ``minimal_decompositions("lp")`` (LPs over ``n_obj`` random objectives, best piece count among
+    the vertices they reach, recovered exactly), on random planar fans of growing size.  ``ratio`` = median reference time / exact time.
 
     Growth: ``ours_time_slope_vs_walls`` (exact path), ``ref_time_slope_vs_walls`` (LP: flat because the
     number of LPs is fixed, which is also why it misses the minimum on larger fans: ``ref_missed_minimum``),
@@ -78,11 +71,12 @@ def minimal_decomposition(*, quick=False):
     exact path before issue 15) and ``vertices_slope_vs_walls``, the growth of the vertex count that any
     exact enumeration must pay.
 
-    Measured 2026-12-04 (2-core machine, 6..22 walls): ratio 57 (LP reference / exact); growth exponents in
-    the number of walls: exact 2.06 [1.72, 2.40], full certificate 2.59 [2.27, 2.91] (the exact path before
-    issue 15 grew as walls^3.4 up to 14 walls), vertex count 1.78 [1.31, 2.24], LP reference 0.11 [0.07, 0.16].
-    Extrapolated with these exponents the LP reference becomes faster near 80 walls (before: near 25), and
-    beyond that it is only a sample: it certifies nothing."""
+    Measured 2026-12-04 (2-core machine, 6..22 walls): ratio 59 (LP search / exact); growth exponents in
+    the number of walls: exact 2.11 [1.85, 2.37], full certificate 2.61 [2.34, 2.88] (the exact path before
+    issue 15 grew as walls^3.4 up to 14 walls), vertex count 1.78 [1.31, 2.24], LP search 0.17 [0.11, 0.22].
+    The fitted costs cross at ``crossover_walls`` = 90 (before: near 25), which is where
+    ``minimal_decompositions(method="auto")`` switches to the LP search; beyond it the search is only a
+    sample of the vertices and certifies nothing."""
     sizes = (6, 8) if quick else (6, 8, 10, 12, 14, 18, 22)
     n_obj = 50 if quick else 300
     rows = []
@@ -91,10 +85,7 @@ def minimal_decomposition(*, quick=False):
         t_ours = best_time(lambda: DecompositionPolyhedron(f).minimal_decompositions(), repeat=1 if quick else 3)
         t_full = best_time(lambda: DecompositionPolyhedron(f).vertex_table(), repeat=1 if quick else 3)
         t0 = time.perf_counter()
-        D, pts = _lp_minimal(f, n_obj)
-        rational = [tuple(Fraction(float(x)).limit_denominator(10**4) for x in p) for p in pts]
-        rational = [y for y in rational if D.contains(y)]
-        best_lp = int(D.piece_counts(rational).sum(axis=1).min()) if rational else 10**9
+        best_lp = DecompositionPolyhedron(f).minimal_decompositions("lp", n_objectives=n_obj)[0][0].total_pieces
         t_ref = time.perf_counter() - t0
         mins, table = DecompositionPolyhedron(f).minimal_decompositions()
         rows.append(dict(walls=m, vertices=len(table), t_ours=t_ours, t_full_certificate=t_full, t_ref=t_ref,
@@ -110,4 +101,8 @@ def minimal_decomposition(*, quick=False):
                            ref=np.array([r["t_ref"] for r in rows])))
         fit = fit_loglog(walls, np.array([r["vertices"] for r in rows], float))
         out["vertices_slope_vs_walls"], out["vertices_slope_ci"] = float(fit.slope), tuple(float(v) for v in fit.ci)
+        # where the two fitted power laws cross (cpwl.polyhedron.LP_CROSSOVER_WALLS for method="auto")
+        ours, ref = (fit_loglog(walls, np.array([r[k] for r in rows])) for k in ("t_ours", "t_ref"))
+        if ours.slope > ref.slope:
+            out["crossover_walls"] = float(np.exp((ref.intercept - ours.intercept) / (ours.slope - ref.slope)))
     return out

@@ -166,6 +166,32 @@ def test_vertex_pieces_equals_full_certificate():
         assert table is not None and {m_.total_pieces for m_ in mins} == {int(full.total_pieces.min())}
 
 
+def test_minimal_decompositions_lp_and_auto(monkeypatch):
+    """method="lp" searches the vertices that random LPs reach (exact, not certified); "auto" is exact
+    below LP_CROSSOVER_WALLS walls.  On small fans 300 LPs find every minimum."""
+    from theorylab.cpwl import random_planar_fan, random_ray_values
+    from theorylab.cpwl.polyhedron import LP_CROSSOVER_WALLS
+
+    for m in (6, 9):
+        fan = random_planar_fan(m, seed=m, box=4)
+        D = DecompositionPolyhedron(CPWLFunction.from_ray_values(fan, random_ray_values(fan, seed=m + 1)))
+        exact, t_exact = D.minimal_decompositions()
+        lp, t_lp = D.minimal_decompositions("lp", n_objectives=300, seed=1)
+        auto, t_auto = D.minimal_decompositions("auto")
+        assert t_exact.attrs["certified"] and not t_lp.attrs["certified"] and t_auto.attrs["certified"]
+        assert set(map(tuple, t_lp.y)) <= set(map(tuple, t_exact.y))   # LP vertices are exact vertices
+        assert lp[0].total_pieces == exact[0].total_pieces and auto == exact
+        assert D.n_walls < LP_CROSSOVER_WALLS
+    import theorylab.cpwl.polyhedron as poly
+
+    monkeypatch.setattr(poly, "LP_CROSSOVER_WALLS", D.n_walls)      # at the crossover "auto" searches by LP
+    assert not D.minimal_decompositions("auto")[1].attrs["certified"]
+    with pytest.raises(ValueError, match="method"):
+        D.minimal_decompositions("simplex")
+    with pytest.raises(ValueError, match="n_objectives"):
+        D.minimal_decompositions("lp", n_objectives=0)
+
+
 def test_vertex_methods_agree_and_lp_reference():
     fan = planar_fan([(1, 0), (2, 1), (0, 1), (-1, 1), (-1, -1), (1, -2)])
     f = CPWLFunction.from_ray_values(fan, [2, -1, 0, 3, -2, 1])

@@ -155,6 +155,12 @@ def lambda_space(complex: PolyhedralComplex) -> LambdaSpace:
     return sp
 
 
+# Walls from which minimal_decompositions(method="auto") searches by LP: the fitted costs of the exact
+# path (walls^2.11) and of the LP search over 300 objectives (walls^0.17) cross at 90 walls
+# (benchmarks/cpwl_decomp.py minimal_decomposition, random planar fans of 6..22 walls, 2026-12-04).
+LP_CROSSOVER_WALLS = 90
+
+
 # ---------------------------------------------------------------------------------------
 @dataclass(eq=False)
 class Decomposition:
@@ -304,18 +310,18 @@ class DecompositionPolyhedron:
         uf = np.array([float(v) for v in self.u])
         pts, ok = basic_solutions(Lf, uf, 1e-9)
         cand = np.unique(np.round(pts[ok], 9), axis=0)
-        verts = set()
-        for p in cand:
-            resid = Lf @ p - uf
-            T = [i for i in range(len(uf)) if abs(resid[i]) <= 1e-7 * (1 + abs(uf[i]))]
-            rows = [[Fraction(v) for v in self.L[i]] + [self.u[i]] for i in T]
-            R, piv = rref(rows)
-            if len(piv) != self.d or self.d in piv:
-                continue
-            y = tuple(R[i][self.d] for i in range(self.d))
-            if self.contains(y):
-                verts.add(y)
-        return sorted(verts)
+        return sorted({y for y in (self._exact_vertex_near(p, Lf, uf) for p in cand) if y is not None})
+
+    def _exact_vertex_near(self, p, Lf, uf, rtol=1e-7):
+        """The exact vertex whose tight constraints are those nearly tight at the float point ``p``
+        (solved in rationals), or None if they do not determine a vertex of D."""
+        resid = Lf @ p - uf
+        T = [i for i in range(len(uf)) if abs(resid[i]) <= rtol * (1 + abs(uf[i]))]
+        R, piv = rref([[Fraction(v) for v in self.L[i]] + [self.u[i]] for i in T])
+        if len(piv) != self.d or self.d in piv:
+            return None
+        y = tuple(R[i][self.d] for i in range(self.d))
+        return y if self.contains(y) else None
 
     def vertices_lp(self, n_objectives=200, *, seed=0):
         """Reference: distinct optimal vertices of min c.y over D for random c = L^T w, w > 0."""
@@ -416,12 +422,13 @@ class DecompositionPolyhedron:
                              exact_identity=(dec.g - dec.h).equals(self.f)))
         return pd.DataFrame(rows)
 
-    def vertex_pieces(self) -> pd.DataFrame:
+    def vertex_pieces(self, vertices=None) -> pd.DataFrame:
         """Every vertex with the exact bends of g and h, piece counts and convexity flags, from the
         bends alone: lambda(g) = L y, lambda(h) = L y - lambda(f), pieces by one batched union-find
         (:meth:`piece_counts`).  The fast form of :meth:`vertex_table`, which instead rebuilds g and
-        h as functions for every vertex and also checks g - h = f; both give the same counts."""
-        verts, _ = self.vrep()
+        h as functions for every vertex and also checks g - h = f; both give the same counts.
+        ``vertices``: exact vertices to tabulate (default: all, from :meth:`vrep`)."""
+        verts = self.vrep()[0] if vertices is None else list(vertices)
         rows = []
         for k, v in enumerate(verts):
             bg = self.bends_of(v)
@@ -436,21 +443,41 @@ class DecompositionPolyhedron:
         df.insert(6, "total_pieces", counts.sum(axis=1))
         return df
 
-    def minimal_decompositions(self):
+    def minimal_decompositions(self, method="exact", *, n_objectives=300, seed=0):
         """Vertices with the fewest pieces (pieces(g) + pieces(h)) and a certificate.
 
-        Returns (list of :class:`Decomposition`, certificate DataFrame = :meth:`vertex_pieces`).
-        The certificate is complete because minimal decompositions are vertices (the paper's
-        theorem, abstract) and the vertex list comes from exact enumeration.  Piece counts of all
-        vertices come from their bends in one batch; each returned decomposition builds g and h on
-        first access, and the first one's piece counts are re-derived from its functions (a mismatch
-        raises RuntimeError).
-        :meth:`vertex_table` is the slower certificate that rebuilds every vertex and checks
-        g - h = f there.
+        Returns (list of :class:`Decomposition`, table DataFrame = :meth:`vertex_pieces` of the vertices
+        searched; ``table.attrs["certified"]`` says whether the search was complete).
+
+        ``method="exact"`` (default): every vertex from exact enumeration.  The certificate is complete
+        because minimal decompositions are vertices (the paper's theorem, abstract).  Piece counts of all
+        vertices come from their bends in one batch; each returned decomposition builds g and h on first
+        access, and the first one's piece counts are re-derived from its functions (a mismatch raises
+        RuntimeError).  :meth:`vertex_table` is the slower certificate that rebuilds every vertex and
+        checks g - h = f there.
+        ``method="lp"``: only the vertices that LPs over ``n_objectives`` random objectives reach
+        (:meth:`vertices_lp`, each recovered exactly from its tight constraints): the best among them,
+        not certified minimal.  ``method="auto"``: exact below :data:`LP_CROSSOVER_WALLS` walls, where
+        the LP search becomes faster (measured by ``theorylab bench cpwl_decomp``), lp from there.
         """
-        table = self.vertex_pieces()
+        method = check_choice("method", method, ("exact", "lp", "auto"))
+        n_objectives = check_int("n_objectives", n_objectives, low=1)
+        if method == "auto":
+            method = "exact" if self.n_walls < LP_CROSSOVER_WALLS else "lp"
+        if method == "exact":
+            verts = self.vrep()[0]
+        else:
+            Lf = np.array(self.L, dtype=float)
+            uf = np.array([float(v) for v in self.u])
+            # vertices_lp rounds to 1e-7: residuals up to ~|L_i|_1 x 1e-7, hence the looser tolerance
+            found = (self._exact_vertex_near(np.array(p), Lf, uf, rtol=1e-5)
+                     for p in self.vertices_lp(n_objectives, seed=seed))
+            verts = sorted({y for y in found if y is not None}) if self.d else [()]
+            if not verts:
+                raise RuntimeError(f"no LP over {n_objectives} objectives recovered an exact vertex of {self!r}")
+        table = self.vertex_pieces(verts)
+        table.attrs["certified"] = method == "exact"
         best = table["total_pieces"].min()
-        verts, _ = self.vrep()
         mins = [Decomposition(self, verts[k], self.tight_set(verts[k]), (int(table.pieces_g[k]), int(table.pieces_h[k])))
                 for k in table.index[table["total_pieces"] == best]]
         rebuilt = self.decomposition(mins[0].y)  # one minimiser re-counted from its functions
