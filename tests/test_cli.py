@@ -151,6 +151,28 @@ def test_user_runs_leave_the_checkout_alone(out, capsys, cache):
     assert "| `bound_table` |" in (out / "paper_checks.md").read_text()
 
 
+def test_reproduce_times_a_paper_at_full_scale_and_leaves_the_checkout_alone(out, capsys, cache):
+    """`theorylab reproduce PAPER` (issue 15): claims and figures at full scale, the time per paper printed
+    against the budget and written to reproduce_timings.json, all under the user's output folder."""
+    import re
+
+    from theorylab.core.paths import ledger_path, results_dir
+
+    before = {p: p.stat().st_mtime_ns for p in [ledger_path(), *results_dir().rglob("*")] if p.is_file()}
+    assert cli.main(["reproduce", "highway_bp", "--no-progress"]) == 0  # the fastest paper at full scale (~3 s)
+    printed = capsys.readouterr().out
+    assert re.search(rf"highway_bp: \d+ s \(budget {cli.PAPER_BUDGET_S} s\)", printed), printed
+    assert re.search(r"total \d+\.\d min for 1 papers", printed), printed
+    timings = json.loads((out / "results" / "reproduce_timings.json").read_text())
+    assert timings["papers"]["highway_bp"] > 0 and timings["total_s"] >= timings["papers"]["highway_bp"]
+    assert json.loads((out / "results" / "highway_bp.full.json").read_text())["results"]
+    for f in discover().figures_of("highway_bp"):
+        assert (out / "figures" / "highway_bp" / f"{f.name}.png").exists()
+        assert (out / "figures" / "highway_bp" / f"{f.name}.csv").exists()
+    after = {p: p.stat().st_mtime_ns for p in [ledger_path(), *results_dir().rglob("*")] if p.is_file()}
+    assert before == after
+
+
 def test_ci_figures_carry_their_scale_and_cannot_be_published(out, capsys):
     assert cli.main(["figures", "tv_distance", "--scale", "ci", "--publish", "--no-progress"]) == 2
     figs = discover().figures_of("tv_distance")[:1]
