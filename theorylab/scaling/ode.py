@@ -136,7 +136,7 @@ def integrate_ode(*, L=8, K=2, M=2, beta=1.0, eta=0.1, activation="erf", overlap
     if not isinstance(return_overlaps, (bool, np.bool_)):
         raise TypeError(f"return_overlaps must be a bool; got {return_overlaps!r}")
     erf = activation == "erf"
-    h = min(0.5, 0.5 / (eta * lam[0])) if h is None else check_positive("h", h)
+    h = default_step(eta, lam[0]) if h is None else check_positive("h", h)
     alpha_max = float(alphas[-1]) if alphas.size else 0.0
     check_work("the ODE integration (alphas[-1]/h RK4 steps)", ode_work(L, K, M, alpha_max / h + alphas.size),
                alpha_max=alpha_max, h=h, L=L, K=K, M=M)
@@ -157,6 +157,11 @@ def integrate_ode(*, L=8, K=2, M=2, beta=1.0, eta=0.1, activation="erf", overlap
     if return_overlaps:
         return table, Q, R
     return table
+
+
+def default_step(eta, lam_1):
+    """integrate_ode's RK4 step: min(1/2, 1/(2 eta lambda_1)), inside RK4's stability region."""
+    return min(0.5, 0.5 / (eta * lam_1))
 
 
 def _solve_ivp(q, r, t, lam, trained, eta, erf, alphas, ctx):
