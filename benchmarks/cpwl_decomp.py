@@ -44,16 +44,20 @@ def vertex_enumeration(*, quick=False):
                vertices_per_s_dd=float(sum(r["vertices"] for r in rows) / t_dd.sum()),
                lp_coverage_min=float(min(r["lp_coverage"] for r in rows)), rows=rows)
     if len(rows) >= 3:
-        out.update(_slopes(walls, dd=t_dd, numba=np.array([r["t_numba"] for r in rows]),
-                           lp=np.array([r["t_lp"] for r in rows])))
+        out.update(_slopes(_fits(walls, dd=t_dd, numba=np.array([r["t_numba"] for r in rows]),
+                                 lp=np.array([r["t_lp"] for r in rows]))))
     return out
 
 
-def _slopes(walls, **times):
-    """log-log slope (with 95% CI) of each time series against the number of walls."""
+def _fits(walls, **times):
+    """log-log fit (with 95% CI) of each time series against the number of walls."""
+    return {name: fit_loglog(walls, t) for name, t in times.items()}
+
+
+def _slopes(fits):
+    """The benchmark keys of :func:`_fits`: each series' slope and its CI."""
     out = {}
-    for name, t in times.items():
-        fit = fit_loglog(walls, t)
+    for name, fit in fits.items():
         out[f"{name}_time_slope_vs_walls"] = float(fit.slope)
         out[f"{name}_time_slope_ci"] = tuple(float(v) for v in fit.ci)
     return out
@@ -96,13 +100,14 @@ def minimal_decomposition(*, quick=False):
                ref_missed_minimum=int(sum(r["best_lp"] > r["best"] for r in rows)), rows=rows)
     if len(rows) >= 3:
         walls = np.array([r["walls"] for r in rows], float)
-        out.update(_slopes(walls, ours=np.array([r["t_ours"] for r in rows]),
-                           full_certificate=np.array([r["t_full_certificate"] for r in rows]),
-                           ref=np.array([r["t_ref"] for r in rows])))
+        fits = _fits(walls, ours=np.array([r["t_ours"] for r in rows]),
+                     full_certificate=np.array([r["t_full_certificate"] for r in rows]),
+                     ref=np.array([r["t_ref"] for r in rows]))
+        out.update(_slopes(fits))
         fit = fit_loglog(walls, np.array([r["vertices"] for r in rows], float))
         out["vertices_slope_vs_walls"], out["vertices_slope_ci"] = float(fit.slope), tuple(float(v) for v in fit.ci)
         # where the two fitted power laws cross (cpwl.polyhedron.LP_CROSSOVER_WALLS for method="auto")
-        ours, ref = (fit_loglog(walls, np.array([r[k] for r in rows])) for k in ("t_ours", "t_ref"))
+        ours, ref = fits["ours"], fits["ref"]
         if ours.slope > ref.slope:
             out["crossover_walls"] = float(np.exp((ref.intercept - ours.intercept) / (ours.slope - ref.slope)))
     return out

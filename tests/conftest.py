@@ -18,7 +18,6 @@ def cache(tmp_path_factory):
     return Cache(root)
 
 
-
 @pytest.fixture
 def rerun_after_losing_points(tmp_path):
     """Issue 14's resume protocol for a claim whose loop goes through core.sweep.
