@@ -50,3 +50,34 @@ def test_streams_are_reproducible_and_distinct():
     _rng.fill_normals(4, c)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert abs(np.corrcoef(a, c)[0, 1]) < 0.4
+
+
+def _state_giving(output: int) -> np.ndarray:
+    """A xoshiro256** state whose next output is ``output``: solve rotl(s1 * 5, 7) * 9 = output for s1."""
+    m = (1 << 64) - 1
+    x = (output * pow(9, -1, 1 << 64)) & m
+    x = ((x >> 7) | (x << 57)) & m  # rotate right by 7
+    s1 = (x * pow(5, -1, 1 << 64)) & m
+    return np.array([1, s1, 2, 3], dtype=np.uint64)
+
+
+@pytest.mark.parametrize("output", [0, (1 << 64) - 1, 1 << 63, (1 << 63) | ((1 << 11) - 1), (1 << 63) - 1])
+def test_uniform_edges_are_strictly_inside_and_never_half(output):
+    """Issue 28 item 9: with 53 bits, (k + 1/2) 2^-53 rounded to exactly 1.0 (all ones) and 0.5
+    (k = 2^52); the 52-bit form keeps every value an odd multiple of 2^-53 in (0, 1)."""
+    from theorylab.core._rng import below, next_u64, uniform
+
+    st = _state_giving(output)
+    assert next_u64(st.copy()) == np.uint64(output)
+    u = uniform(st.copy())
+    assert 0.0 < u < 1.0 and u != 0.5
+    assert (u * 2**53) % 2 == 1  # an odd multiple of 2^-53
+    for n in (1, 2, 3, 2**31 + 1, 2**32 - 1):
+        assert 0 <= below(st.copy(), n) < n
+
+
+def test_pareto_noise_is_finite_at_the_uniform_edges():
+    from theorylab.stochastic._kernels_noise import pareto
+
+    for output in (1 << 63, (1 << 64) - 1, 0):
+        assert np.isfinite(pareto(_state_giving(output), 2.5))

@@ -87,14 +87,23 @@ def next_u64(state):
 
 @njit(cache=True)
 def uniform(state):
-    """A uniform double in (0, 1): 53 random bits, never exactly 0."""
-    return ((next_u64(state) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+    """A uniform double in (0, 1): the top 52 bits k of one draw, (k + 1/2) 2^-52.
+
+    Every value is an odd multiple of 2^-53, so it is never 0, 1/2 or 1: k + 1/2 < 2^52 is exact
+    in a double.  (With 53 bits, k + 1/2 rounds to even above 2^52, giving exactly 1/2 and 1.0
+    with probability 2^-53 each.)
+    """
+    return ((next_u64(state) >> np.uint64(12)) + 0.5) * (1.0 / 4503599627370496.0)
 
 
 @njit(cache=True)
 def below(state, n):
-    """A uniform integer in {0, ..., n-1} (n < 2^32; bias below 2^-21 for any such n)."""
-    return np.int64((next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n)
+    """A uniform integer in {0, ..., n-1} (n < 2^32; bias below 2^-20 for any such n).
+
+    k 2^-52 n with k < 2^52 is at least one unit in the last place below n, so it never rounds
+    up to n.
+    """
+    return np.int64((next_u64(state) >> np.uint64(12)) * (1.0 / 4503599627370496.0) * n)
 
 
 @njit(cache=True)

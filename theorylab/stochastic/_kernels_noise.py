@@ -24,7 +24,7 @@ LAW_PARETO = 2
 def student_t(state, nu):
     """Bailey's polar Student-t(nu) variate."""
     while True:
-        u = 2.0 * uniform(state) - 1.0          # never exactly 0 (uniform is an odd multiple of 2^-54)
+        u = 2.0 * uniform(state) - 1.0          # never exactly 0 (uniform is an odd multiple of 2^-53)
         v = 2.0 * uniform(state) - 1.0
         w = u * u + v * v
         if w < 1.0:
