@@ -390,7 +390,7 @@ def _merge_with_record(pid, scale, results, folder):
                    row.get("measured_value") if row.get("measured_value") is not None else float("nan"),
                    row["expect_reproduced"], row["runtime_s"], {}, row.get("note", ""),
                    numbers=row.get("numbers") or {}, root_seed=doc.get("root_seed"), fingerprint=doc["fingerprint"],
-                   standard=row.get("standard", True))
+                   standard=row.get("standard", True), stage=row.get("stage", 1), stage1=row.get("stage1") or {})
         r.params = row.get("params", {})
         kept.append(r)
     return kept + results

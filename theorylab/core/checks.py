@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -85,6 +86,8 @@ class Claim:
     expect_reproduced: bool = True
     why_not: str = ""
     stream: str = ""
+    source: str = ""
+    ref: str = ""
 
     @property
     def key(self) -> str:
@@ -94,6 +97,31 @@ class Claim:
         if scale not in self.scales:
             raise ValueError(f"scale must be one of {', '.join(self.scales)} for {self.key}; got {scale!r}")
         return dict(self.scales[scale])
+
+    def statement_for(self, params: dict) -> str:
+        """The statement with its ``{name}`` placeholders filled from the parameters actually run."""
+        return format_statement(self.statement, params)
+
+    def seed(self, root: int, scale: str, stage: int = 1) -> int:
+        """The claim's stream seed: (root, paper, stream, scale), and ``"replicate"`` for stage 2.
+
+        The scale is part of the key, so a ci run is not the first paths of the full run, and the
+        replicate stream of stage 2 shares no draw with the primary one (issue 28, item 9).
+        """
+        keys = (self.paper.id, self.stream or self.id, scale) + (("replicate",) if stage == 2 else ())
+        return child_seed(root, *keys)
+
+
+def format_statement(statement: str, params: dict) -> str:
+    """``statement`` with each ``{name}`` that names a parameter replaced by its value (``str``).
+
+    Other braces stay as written (``{+-1}^N`` is maths, not a placeholder), so statements need
+    no escaping.
+    """
+    return _PLACEHOLDER.sub(lambda m: str(params[m[1]]) if m[1] in params else m[0], statement)
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
 
 
 @dataclass(frozen=True)
@@ -136,11 +164,28 @@ class Result:
     root_seed: int | None = None
     fingerprint: str = ""
     standard: bool = True
+    stage: int = 1
+    stage1: dict = field(default_factory=dict)
 
     @property
     def status(self) -> str:
         """What the verdict means against the declaration (see :data:`STATUSES`)."""
         return status_of(self.verdict, self.expect_reproduced)
+
+    @property
+    def stage_text(self) -> str:
+        """How the verdict was reached, for the ledger: '' for stage 1, else what the replicate did."""
+        if self.stage != 2:
+            return ""
+        first = self.stage1.get("verdict", "?")
+        if self.verdict == first:
+            return f"confirmed on replicate (stage 1: {first} at {self.stage1.get('measured', '?')})"
+        return f"{self.verdict} on replicate (stage 1: {first} at {self.stage1.get('measured', '?')})"
+
+    @property
+    def outside_reported_ci(self) -> bool:
+        """A reproduced verdict whose reported interval excludes the prediction (module evidence)."""
+        return bool((self.numbers or {}).get("outside_reported_ci", False))
 
     @property
     def ok(self) -> bool:
@@ -204,21 +249,30 @@ def _check_scales(scales, what):
     return {k: dict(v) for k, v in scales.items()}
 
 
+SOURCES = ("paper", "code", "third-party", "derived")
+
+
 def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales: dict,
-          expect_reproduced: bool = True, why_not: str = "", stream: str = ""):
+          expect_reproduced: bool = True, why_not: str = "", stream: str = "", source: str = "", ref: str = ""):
     """Register a claim function (see the module docstring).
 
     ``stream``: claims naming the same stream get the same seed, so that several claims can be
     read off one experiment (e.g. a level and a rate from one sweep, memoised in the module);
     by default each claim draws its own independent stream.
+    ``statement`` may hold ``{name}`` placeholders, filled from the scale's parameters when it runs.
+    ``source``: where the statement comes from, one of :data:`SOURCES` (the paper's text, the
+    authors' code, a third-party restatement, or our derivation); ``ref``: where in it (``"Thm 3.2"``,
+    ``"authors' repository, optim.py"``); ``citation`` keeps the detail.
     """
     if not expect_reproduced and not why_not:
         raise ValueError(f"{paper.id}:{claim_id}: a claim not expected to reproduce needs why_not")
+    if source and source not in SOURCES:
+        raise ValueError(f"{paper.id}:{claim_id}: source must be one of {', '.join(SOURCES)}; got {source!r}")
 
     def deco(func):
         REGISTRY.add_paper(paper)
         c = Claim(paper, claim_id, statement, citation, func, _check_scales(scales, claim_id),
-                  expect_reproduced, why_not, stream)
+                  expect_reproduced, why_not, stream, source, ref)
         REGISTRY._add(REGISTRY.claims, c.key, c)
         func.claim = c
         return func
@@ -300,17 +354,58 @@ def resolve_papers(ids) -> list[str]:
     return list(ids)
 
 
-def evaluate(c: Claim, evidence: Evidence, *, scale, seed, params, runtime) -> Result:
+def evaluate(c: Claim, evidence: Evidence, *, scale, seed, params, runtime, reject_level=None) -> Result:
+    """The :class:`Result` of one stage: ``evidence``'s verdict with *not reproduced* decided at
+    ``reject_level`` (default: the family-wise level of stage 1; see :mod:`theorylab.core.evidence`)."""
     if not isinstance(evidence, Evidence):
         raise TypeError(f"{c.key} returned {type(evidence).__name__}; a claim must return an Evidence")
-    verdict = evidence.verdict()
+    verdict = evidence.verdict(reject_level)
     assert verdict in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+    numbers = evidence.numbers()
+    if verdict == REPRODUCED and evidence.interval() is not None:
+        # passes only through the widening: the reported interval alone would reject it
+        numbers["outside_reported_ci"] = evidence.verdict(evidence.interval()[3]) == NOT_REPRODUCED
     note = evidence.note
     if not c.expect_reproduced:
         note = (note + " " if note else "") + f"[expected not to reproduce: {c.why_not}]"
-    return Result(c.paper.id, c.id, c.statement, c.citation, scale, seed, verdict, evidence.measured,
+    return Result(c.paper.id, c.id, c.statement_for(params), c.citation, scale, seed, verdict, evidence.measured,
                   evidence.predicted_text, evidence.tolerance, evidence.measured_value(), c.expect_reproduced,
-                  runtime, params, note, evidence.data, numbers=evidence.numbers())
+                  runtime, params, note, evidence.data, numbers=numbers)
+
+
+def contradicts(verdict: str, expect_reproduced: bool) -> bool:
+    """Does a stage-1 verdict contradict the declaration (the trigger of stage 2)?"""
+    return verdict == (NOT_REPRODUCED if expect_reproduced else REPRODUCED)
+
+
+def same_numbers(a: Result, b: Result) -> bool:
+    """Two stages gave the same measurement: the claim draws nothing from its seed (deterministic)."""
+    keys = ("value", "ci_low", "ci_high")
+    na, nb = a.numbers or {}, b.numbers or {}
+    return a.measured == b.measured and all(
+        (na.get(k) == nb.get(k)) or (na.get(k) != na.get(k) and nb.get(k) != nb.get(k)) for k in keys)
+
+
+def two_stage(stage1: Result, run_replicate) -> Result:
+    """Apply the two-stage rule (module :mod:`theorylab.core.evidence`) to a stage-1 result.
+
+    ``run_replicate()`` runs the same claim on its replicate stream and returns that stage's
+    :class:`Result` (rejecting at :data:`~theorylab.core.evidence.REPLICATE_LEVEL`); it is called
+    only when ``stage1`` contradicts the declaration.  The replicate's verdict is final unless it
+    measured the very same numbers (a deterministic claim), whose stage-1 verdict is final.
+    """
+    if stage1.verdict == ERROR or not contradicts(stage1.verdict, stage1.expect_reproduced):
+        return stage1
+    replicate = run_replicate()
+    if replicate.verdict != ERROR and same_numbers(stage1, replicate):
+        stage1.note = (stage1.note + " " if stage1.note else "") + "[deterministic: the replicate stream gives the same numbers, so this verdict is final]"
+        return stage1
+    replicate.stage = 2
+    replicate.stage1 = {"verdict": stage1.verdict, "measured": stage1.measured, "seed": stage1.seed,
+                        "runtime_s": stage1.runtime_s, "numbers": dict(stage1.numbers or {})}
+    replicate.runtime_s += stage1.runtime_s
+    replicate.note = (f"[{replicate.stage_text}] " + replicate.note).strip()
+    return replicate
 
 
 def _cached_result(cache, key, c: Claim, scale: str):
@@ -336,21 +431,48 @@ def apply_overrides(c: Claim, params: dict, overrides: dict | None) -> tuple[dic
     return {**params, **overrides}, False
 
 
-def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=False, overrides=None) -> Result:
-    """Run one claim at ``scale``; with a :class:`~theorylab.core.cache.Cache`, reuse a stored result.
-
-    The claim runs inside :func:`~theorylab.core.context.using_run` (its key and the cache), so
-    its sweeps store each point.  ``overrides`` replace scale parameters; the result is then
-    marked non-standard (``standard=False``) and is never written to the committed ledger.
-    A signal during the run raises :class:`~theorylab.core.interrupt.Interrupted` (never an
-    ``error`` row); any other exception becomes an ``error`` result with the exception attached.
-    """
+def _run_stage(c: Claim, scale: str, root: int, stage: int, params: dict, cache, fingerprint, standard) -> Result:
+    """Run ``c`` once on the stream of ``stage``; any exception but an interrupt becomes an error row."""
     from . import interrupt
     from .context import using_run
+    from .evidence import REPLICATE_LEVEL
+
+    claim_seed = c.seed(root, scale, stage)
+    interrupt.check()
+    t0 = time.perf_counter()
+    try:
+        with using_run(claim_key=c.key, cache=cache):
+            evidence = c.func(seed=claim_seed, **params)
+        result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params, runtime=time.perf_counter() - t0,
+                          reject_level=REPLICATE_LEVEL if stage == 2 else None)
+    except BaseException as exc:  # a crashed check is reported, never silently skipped
+        if interrupt.requested() is not None:
+            raise interrupt.Interrupted(interrupt.requested()) from None
+        if not isinstance(exc, Exception):
+            raise
+        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        result = Result(c.paper.id, c.id, c.statement_for(params), c.citation, scale, claim_seed, ERROR, tb, "", "",
+                        float("nan"), c.expect_reproduced, time.perf_counter() - t0, params, tb)
+        result.exception = exc
+    result.root_seed, result.fingerprint, result.standard = root, fingerprint, standard
+    return result
+
+
+def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=False, overrides=None) -> Result:
+    """Run one claim at ``scale`` under the two-stage rule; with a cache, reuse a stored result.
+
+    Stage 1 runs on the claim's stream at root ``seed``; stage 2 (the same claim on its
+    replicate stream) only when stage 1 contradicts the declaration (see
+    :mod:`theorylab.core.evidence`).  Each stage runs inside
+    :func:`~theorylab.core.context.using_run` (its key and the cache), so its sweeps store each
+    point.  ``overrides`` replace scale parameters; the result is then marked non-standard
+    (``standard=False``) and is never written to the committed ledger.  A signal during the run
+    raises :class:`~theorylab.core.interrupt.Interrupted` (never an ``error`` row); any other
+    exception becomes an ``error`` result with the exception attached.
+    """
     from .fingerprint import code_fingerprint
 
     params, standard = apply_overrides(c, c.params(scale), overrides)
-    claim_seed = child_seed(seed, c.paper.id, c.stream or c.id)
     fingerprint = code_fingerprint(c.func.__module__)
     key = None
     if cache is not None:
@@ -360,26 +482,9 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
             if hit is not None:
                 hit.standard = standard  # same parameters, same numbers; standardness is how they were asked for
                 return hit
-    interrupt.check()
-    t0 = time.perf_counter()
-    try:
-        with using_run(claim_key=c.key, cache=cache):
-            evidence = c.func(seed=claim_seed, **params)
-        result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params,
-                          runtime=time.perf_counter() - t0)
-    except BaseException as exc:  # a crashed check is reported, never silently skipped
-        if interrupt.requested() is not None:
-            raise interrupt.Interrupted(interrupt.requested()) from None
-        if not isinstance(exc, Exception):
-            raise
-        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        result = Result(c.paper.id, c.id, c.statement, c.citation, scale, claim_seed, ERROR, tb, "", "",
-                        float("nan"), c.expect_reproduced, time.perf_counter() - t0, params, tb,
-                        root_seed=seed, fingerprint=fingerprint, standard=standard)
-        result.exception = exc
-        return result
-    result.root_seed, result.fingerprint, result.standard = seed, fingerprint, standard
-    if cache is not None:
+    stage1 = _run_stage(c, scale, seed, 1, params, cache, fingerprint, standard)
+    result = two_stage(stage1, lambda: _run_stage(c, scale, seed, 2, params, cache, fingerprint, standard))
+    if cache is not None and result.verdict != ERROR:
         cache.put(key, result)
     return result
 

@@ -17,6 +17,7 @@ COLUMNS = {  # name -> dtype of the DataFrame column
     "fw_low": "float64", "fw_high": "float64", "predicted": "float64", "tol_abs": "float64", "tol_rel": "float64",
     "measured_text": "string", "predicted_text": "string", "tolerance_text": "string",
     "fingerprint": "string", "runtime_s": "float64", "standard": "boolean",
+    "stage": "Int64", "outside_reported_ci": "boolean",
     "citation": "string", "statement": "string", "note": "string",
 }
 
@@ -40,6 +41,7 @@ def result_record(r) -> dict:
             "tol_rel": _num(n.get("tol_rel")), "measured_text": r.measured, "predicted_text": r.predicted,
             "tolerance_text": r.tolerance, "fingerprint": getattr(r, "fingerprint", ""),
             "runtime_s": _num(r.runtime_s), "standard": bool(getattr(r, "standard", True)),
+            "stage": int(getattr(r, "stage", 1)), "outside_reported_ci": bool(n.get("outside_reported_ci", False)),
             "citation": r.citation, "statement": r.statement, "note": r.note,
             "params": {k: repr(v) for k, v in r.params.items()}}
 
@@ -65,7 +67,9 @@ def _record_row(doc: dict, row: dict) -> dict:
             "predicted": n.get("predicted_value"), "tol_abs": n.get("tol_abs"), "tol_rel": n.get("tol_rel"),
             "measured_text": row.get("measured"), "predicted_text": row.get("predicted"),
             "tolerance_text": row.get("tolerance"), "fingerprint": doc.get("fingerprint", ""),
-            "runtime_s": row.get("runtime_s"), "standard": row.get("standard", True), "citation": row.get("citation"),
+            "runtime_s": row.get("runtime_s"), "standard": row.get("standard", True),
+            "stage": row.get("stage", 1), "outside_reported_ci": bool(n.get("outside_reported_ci", False)),
+            "citation": row.get("citation"),
             "statement": row.get("statement"), "note": row.get("note", ""), "params": row.get("params", {})}
 
 
