@@ -2,8 +2,8 @@
 SDEs: Theoretical Insights on the Role of Noise", ICLR 2025, arXiv 2411.15958 (issue #3).
 
 Provenance: the paper's body could not be read from here (only its abstract); theorem
-numbers follow the public reviews summarised in ``shared/specs/sde_ode_rr_papers.md``
-(Paper 1), and the explicit constants are that brief's DERIVED/RECALLED forms.  Each claim
+numbers follow the public OpenReview reviews of the paper (third-party), and the explicit
+constants are our DERIVED forms or RECALLED readings of them.  Each claim
 below states which.  The stationary covariances of SGD (Lemma 3.8: (eta/2) H^-1 Sigma), Adam
 (Lemma C.52: (eta/2) Sigma^(1/2) H^-1) and AdamW (Lemma C.57: (eta/2)(H Sigma^(-1/2) + theta I)^-1)
 are as quoted by a third party's full-text reading of arXiv 2411.15958 (a public research note
@@ -63,7 +63,7 @@ _ENGINE_OU = {"ci": dict(n_paths=4000, levels=(4, 5, 6, 7, 8)), "full": dict(n_p
 _GBM = dict(mu=0.5, sigma=0.5)
 
 
-@claim(PAPER, "em_strong_order_gbm", citation="engine (Kloeden–Platen Thm 10.2.2); paper §4 integrates by EM",
+@claim(PAPER, "em_strong_order_gbm", source="third-party", ref="Thm 10.2.2, §4", citation="engine (Kloeden–Platen Thm 10.2.2); paper §4 integrates by EM",
        statement="Euler–Maruyama has strong order 1/2 on geometric Brownian motion (coupled Brownian levels, "
                  "exact solution from W_T)",
        scales=_ENGINE)
@@ -73,7 +73,7 @@ def em_strong_order_gbm(*, n_paths, levels, seed):
     return Slope(fit=fit, predicted=0.5, data=df.drop(columns=[], errors="ignore"))
 
 
-@claim(PAPER, "em_weak_order_gbm", citation="engine (Kloeden–Platen Thm 14.5.2)",
+@claim(PAPER, "em_weak_order_gbm", source="third-party", ref="Thm 14.5.2", citation="engine (Kloeden–Platen Thm 14.5.2)",
        statement="Euler–Maruyama has weak order 1 on GBM: |E X^h_T - E X_T| = O(h), coupled difference estimator",
        scales=_ENGINE)
 def em_weak_order_gbm(*, n_paths, levels, seed):
@@ -93,7 +93,7 @@ def _weak_slope(fit, df):
                       f"errors are correlated)")
 
 
-@claim(PAPER, "em_weak_order_ou", citation="engine (Kloeden–Platen Thm 14.5.2)",
+@claim(PAPER, "em_weak_order_ou", source="third-party", ref="Thm 14.5.2", citation="engine (Kloeden–Platen Thm 14.5.2)",
        statement="Euler–Maruyama has weak order 1 on Ornstein–Uhlenbeck: |E (X^h_T)^2 - E X_T^2| = O(h), "
                  "reference two levels finer on the same Brownian path, its bias removed in closed form",
        scales=_ENGINE_OU)
@@ -134,16 +134,17 @@ def _weak_claim(optimizer, sigma, *, n_paths, etas, seed):
                       f"dt = eta/4 on the optimizer's own Gaussian numbers")
 
 
-for _opt, _sig, _cit in (("sgd", 1.0, "SGD SDE (Li et al. 2017), baseline of §3"),
-                         ("signsgd", 0.5, "Thm 3.2 / Cor. 3.3 (weak order 1)"),
-                         ("rmspropw", 1.0, "RMSpropW SDE, Thm 3.10-type (weak order 1) [RECALLED form]"),
-                         ("adamw", 1.0, "AdamW SDE, Thm 3.12-type (weak order 1) [RECALLED form]")):
+for _opt, _sig, _src, _ref, _cit in (
+        ("sgd", 1.0, "third-party", "§3", "SGD SDE (Li et al. 2017), baseline of §3"),
+        ("signsgd", 0.5, "paper", "Thm 3.2, Cor. 3.3", "Thm 3.2 / Cor. 3.3 (weak order 1)"),
+        ("rmspropw", 1.0, "third-party", "Thm 3.10-type", "RMSpropW SDE, Thm 3.10-type (weak order 1) [RECALLED form]"),
+        ("adamw", 1.0, "third-party", "Thm 3.12-type", "AdamW SDE, Thm 3.12-type (weak order 1) [RECALLED form]")):
     def _make(opt=_opt, sig=_sig):
         def f(*, n_paths, etas, seed):
             return _weak_claim(opt, sig, n_paths=n_paths, etas=etas, seed=seed)
         f.__name__ = f.__qualname__ = f"weak_order_{opt}"
         return f
-    claim(PAPER, f"weak_order_{_opt}", citation=_cit,
+    claim(PAPER, f"weak_order_{_opt}", source=_src, ref=_ref, citation=_cit,
           statement=f"the {_opt} SDE tracks the optimizer's mean loss with sup_t error O(eta) "
                     f"(log-log slope in eta >= 1)",
           scales=_WEAK)(_make())
@@ -170,7 +171,7 @@ def _weak_mlp_claim(optimizer, *, n_paths, etas, seed, sigma=0.05):
                       f"with dt = eta/4 on the optimizer's own Gaussian numbers")
 
 
-@claim(PAPER, "weak_order_signsgd_mlp", citation="Thm 3.2 / Cor. 3.3 (weak order 1); §4 protocol: full-batch "
+@claim(PAPER, "weak_order_signsgd_mlp", source="paper", ref="Thm 3.2, Cor. 3.3, §4", citation="Thm 3.2 / Cor. 3.3 (weak order 1); §4 protocol: full-batch "
        "gradient + injected Gaussian noise on an MLP",
        statement="on a small MLP regression the SignSGD SDE tracks SignSGD's mean loss with sup_t error O(eta) "
                  "(log-log slope in eta >= 1)", scales=_WEAK_MLP)
@@ -178,7 +179,7 @@ def weak_order_signsgd_mlp(*, n_paths, etas, seed):
     return _weak_mlp_claim("signsgd", n_paths=n_paths, etas=etas, seed=seed)
 
 
-@claim(PAPER, "weak_order_sgd_mlp", citation="SGD SDE (Li et al. 2017), the paper's baseline; MLP as in §4",
+@claim(PAPER, "weak_order_sgd_mlp", source="third-party", ref="§4", citation="SGD SDE (Li et al. 2017), the paper's baseline; MLP as in §4",
        statement="on a small MLP regression the SGD SDE tracks SGD's mean loss with sup_t error O(eta)",
        scales=_WEAK_MLP)
 def weak_order_sgd_mlp(*, n_paths, etas, seed):
@@ -222,7 +223,7 @@ def _stationary_sweep(optimizer, *, eta, sigmas, n_paths, t_avg, seed, noise="ga
     return df.drop(columns=["nu"]) if nu is None else df       # no all-NaN column for Gaussian noise
 
 
-@claim(PAPER, "signsgd_stationary_slope", citation="Lemma 3.7 setting; [DERIVED] E f = (eta/4) sqrt(pi/2) sum sigma_i",
+@claim(PAPER, "signsgd_stationary_slope", source="derived", ref="Lemma 3.7", citation="Lemma 3.7 setting; [DERIVED] E f = (eta/4) sqrt(pi/2) sum sigma_i",
        statement="SignSGD's stationary loss on a quadratic is linear in sigma (log-log slope 1)", scales=_STAT)
 def signsgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
     df = _stationary_sweep("signsgd", eta=eta, sigmas=sigmas, n_paths=n_paths, t_avg=t_avg, seed=seed)
@@ -232,7 +233,7 @@ def signsgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
                  note=f"tol: O(eta a) discretisation, eta a_max = {r:.3g}")
 
 
-@claim(PAPER, "sgd_stationary_slope", citation="Lemma 3.8 (SGD stationary Cov = (eta/2) H^-1 Sigma [3rd-party full-text reading]) -> E f = (eta/4) sum sigma_i^2",
+@claim(PAPER, "sgd_stationary_slope", source="third-party", ref="Lemma 3.8", citation="Lemma 3.8 (SGD stationary Cov = (eta/2) H^-1 Sigma [3rd-party full-text reading]) -> E f = (eta/4) sum sigma_i^2",
        statement="SGD's stationary loss on a quadratic is quadratic in sigma (log-log slope 2)", scales=_STAT)
 def sgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
     df = _stationary_sweep("sgd", eta=eta, sigmas=sigmas, n_paths=n_paths, t_avg=t_avg, seed=seed)
@@ -252,20 +253,20 @@ def _constant_claim(optimizer, *, eta, sigmas, n_paths, t_avg, seed):
                                 f"first-order discretisation correction of the stationary variance")
 
 
-@claim(PAPER, "signsgd_stationary_constant", citation="Lemma 3.7 setting; [DERIVED] (eta/4) sqrt(pi/2) sum sigma_i",
+@claim(PAPER, "signsgd_stationary_constant", source="derived", ref="Lemma 3.7", citation="Lemma 3.7 setting; [DERIVED] (eta/4) sqrt(pi/2) sum sigma_i",
        statement="SignSGD's stationary loss equals (eta/4) sqrt(pi/2) sum_i sigma_i, independent of H",
        scales=_STAT)
 def signsgd_stationary_constant(*, eta, sigmas, n_paths, t_avg, seed):
     return _constant_claim("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
 
 
-@claim(PAPER, "sgd_stationary_constant", citation="Lemma 3.8 [3rd-party full-text reading]: E f = tr(H Cov)/2 = (eta/4) sum sigma_i^2",
+@claim(PAPER, "sgd_stationary_constant", source="third-party", ref="Lemma 3.8", citation="Lemma 3.8 [3rd-party full-text reading]: E f = tr(H Cov)/2 = (eta/4) sum sigma_i^2",
        statement="SGD's stationary loss equals (eta/4) sum_i sigma_i^2", scales=_STAT)
 def sgd_stationary_constant(*, eta, sigmas, n_paths, t_avg, seed):
     return _constant_claim("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
 
 
-@claim(PAPER, "signsgd_cauchy_stationary",
+@claim(PAPER, "signsgd_cauchy_stationary", source="derived", ref="§3.1",
        citation="heavy-tail result (Student-t SDE, §3.1) [DERIVED] E f = eta sum sigma_i / (8 c_nu)",
        statement="under Cauchy noise (nu = 1) SignSGD keeps a finite stationary loss pi eta sum sigma_i / 8",
        scales=_STAT)
@@ -317,14 +318,14 @@ def _tail_claim(optimizer, predicted, *, n_paths, groups, eta, n_steps, seed, n_
                       "over paths of the whole curve (all n share the paths)")
 
 
-@claim(PAPER, "sgd_cauchy_no_stationary_loss", citation="heavy-tail discussion (§3.1): SGD fails under heavy tails",
+@claim(PAPER, "sgd_cauchy_no_stationary_loss", source="paper", ref="§3.1", citation="heavy-tail discussion (§3.1): SGD fails under heavy tails",
        statement="negative control: under Cauchy noise SGD's stationary loss has infinite mean (the sample mean "
                  "over n paths grows like n)", scales=_TAIL)
 def sgd_cauchy_no_stationary_loss(*, n_paths, groups, eta, n_steps, seed):
     return _tail_claim("sgd", 1.0, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
 
 
-@claim(PAPER, "signsgd_cauchy_finite_mean", citation="heavy-tail result (§3.1): SignSGD is robust to heavy tails",
+@claim(PAPER, "signsgd_cauchy_finite_mean", source="paper", ref="§3.1", citation="heavy-tail result (§3.1): SignSGD is robust to heavy tails",
        statement="under Cauchy noise SignSGD's stationary loss has a finite mean (sample mean over n paths "
                  "does not grow with n)", scales=_TAIL)
 def signsgd_cauchy_finite_mean(*, n_paths, groups, eta, n_steps, seed):
@@ -338,7 +339,7 @@ def signsgd_cauchy_finite_mean(*, n_paths, groups, eta, n_steps, seed):
 _P1 = {"ci": dict(n_paths=50, eta=4e-3), "full": dict(n_paths=2000, eta=1e-3)}
 
 
-@claim(PAPER, "signsgd_phase1_law", citation="Lemma 3.4 phase 1 (|Y| > 3/2) [DERIVED]: f = (sqrt f0 - sqrt(mu/2) t)^2",
+@claim(PAPER, "signsgd_phase1_law", source="derived", ref="Lemma 3.4", citation="Lemma 3.4 phase 1 (|Y| > 3/2) [DERIVED]: f = (sqrt f0 - sqrt(mu/2) t)^2",
        statement="in phase 1 SignSGD's loss on a 1-d quadratic follows (sqrt(f0) - sqrt(mu/2) t)^2", scales=_P1)
 def signsgd_phase1_law(*, n_paths, eta, seed):
     q = Quadratic.diagonal([1.0])
@@ -358,7 +359,7 @@ def signsgd_phase1_law(*, n_paths, eta, seed):
                            note=f"worst of t = 1..4 (t = {r.t}); x0 = 5, sigma = 0.1, so |Y| >= 10 throughout")
 
 
-@claim(PAPER, "signsgd_phase1_bound", citation="Lemma 3.4 phase 1, mu-PL bound [DERIVED]",
+@claim(PAPER, "signsgd_phase1_bound", source="derived", ref="Lemma 3.4", citation="Lemma 3.4 phase 1, mu-PL bound [DERIVED]",
        statement="in phase 1 SignSGD's mean loss on a 10-d quadratic stays below (sqrt(f0) - sqrt(mu/2) t)^2",
        scales=_P1)
 def signsgd_phase1_bound(*, n_paths, eta, seed):
@@ -404,7 +405,7 @@ def _phase3_rates(*, n_paths, eta, sigmas, seed, y0=0.5, n_boot=200):
     return pd.DataFrame(rows)
 
 
-@claim(PAPER, "signsgd_phase3_rate_inverse_sigma", citation="Lemma 3.4 phase 3 / Thm 3.5-type rate [RECALLED]",
+@claim(PAPER, "signsgd_phase3_rate_inverse_sigma", source="third-party", ref="Lemma 3.4, Thm 3.5-type", citation="Lemma 3.4 phase 3 / Thm 3.5-type rate [RECALLED]",
        statement="in phase 3 SignSGD's convergence rate is inversely proportional to sigma (slope -1)", scales=_P3)
 def signsgd_phase3_rate_inverse_sigma(*, n_paths, eta, sigmas, seed):
     df = _phase3_rates(n_paths=n_paths, eta=eta, sigmas=sigmas, seed=seed)
@@ -412,7 +413,7 @@ def signsgd_phase3_rate_inverse_sigma(*, n_paths, eta, sigmas, seed):
     return Slope(fit=fit, predicted=-1.0, data=df, note="x0 = sigma / 2 (|Y0| = 1/2) for every sigma")
 
 
-@claim(PAPER, "signsgd_phase3_rate_constant", citation="Lemma 3.4 phase 3 [RECALLED]: a = sqrt(2/pi) h / sigma",
+@claim(PAPER, "signsgd_phase3_rate_constant", source="third-party", ref="Lemma 3.4", citation="Lemma 3.4 phase 3 [RECALLED]: a = sqrt(2/pi) h / sigma",
        statement="in phase 3 E x_t^2 relaxes at rate 2a with a = sqrt(2/pi) h / sigma, within the linearisation "
                  "error of erf at |Y0| = 1/2", scales=_P3)
 def signsgd_phase3_rate_constant(*, n_paths, eta, sigmas, seed):
@@ -427,7 +428,7 @@ def signsgd_phase3_rate_constant(*, n_paths, eta, sigmas, seed):
 _DRIFT = {"ci": dict(n_draws=200_000), "full": dict(n_draws=4_000_000)}
 
 
-@claim(PAPER, "signsgd_drift_cdf", citation="Thm 3.2 (drift 1 - 2P(grad f_gamma < 0)), Cor. 3.3 (erf)",
+@claim(PAPER, "signsgd_drift_cdf", source="paper", ref="Thm 3.2, Cor. 3.3", citation="Thm 3.2 (drift 1 - 2P(grad f_gamma < 0)), Cor. 3.3 (erf)",
        statement="the mean SignSGD step equals -(1 - 2 P(g + Z < 0)) and its variance 1 - (that)^2, for Gaussian, "
                  "Student-t(3) and Cauchy noise, across the three phases' |Y|", scales=_DRIFT)
 def signsgd_drift_cdf(*, n_draws, seed):
@@ -502,7 +503,7 @@ def _adaptive_claim(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed
                          f"rtol = eta a_max{' + a_max / rho1' if optimizer == 'adamw' else ''} = {rtol:.3g}")
 
 
-@claim(PAPER, "rmspropw_asymptotic_loss", citation="Lemma C.57-type stationary covariance (eta/2)(H Sigma^-1/2 + theta I)^-1 "
+@claim(PAPER, "rmspropw_asymptotic_loss", source="third-party", ref="Lemma C.57-type", citation="Lemma C.57-type stationary covariance (eta/2)(H Sigma^-1/2 + theta I)^-1 "
        "[3rd-party full-text reading of the AdamW lemma; RMSpropW analogue DERIVED]: "
        "E f = (eta/4) sum h_i sigma_i / (sqrt(B) h_i + theta sigma_i)",
        statement="RMSpropW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
@@ -512,7 +513,7 @@ def rmspropw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
                            seed=seed)
 
 
-@claim(PAPER, "adamw_asymptotic_loss", citation="Lemmas C.52 (Adam, Cov = (eta/2) Sigma^1/2 H^-1) and C.57 (AdamW, Cov = (eta/2)(H Sigma^-1/2 + theta I)^-1) [3rd-party full-text reading]",
+@claim(PAPER, "adamw_asymptotic_loss", source="third-party", ref="Lemmas", citation="Lemmas C.52 (Adam, Cov = (eta/2) Sigma^1/2 H^-1) and C.57 (AdamW, Cov = (eta/2)(H Sigma^-1/2 + theta I)^-1) [3rd-party full-text reading]",
        statement="AdamW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
        scales=_ADA)
 def adamw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
@@ -536,14 +537,14 @@ def _saturation(optimizer, *, eta, sigmas, n_paths, rho1, rho2, seed):
                       f"at sigma_min, {tol:.3f}")
 
 
-@claim(PAPER, "rmspropw_weight_decay_saturation", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
+@claim(PAPER, "rmspropw_weight_decay_saturation", source="third-party", ref="Lemma C.57", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
        statement="with theta > 0 RMSpropW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
        scales=_SAT)
 def rmspropw_weight_decay_saturation(*, eta, sigmas, n_paths, rho1, rho2, seed):
     return _saturation("rmspropw", eta=eta, sigmas=sigmas, n_paths=n_paths, rho1=rho1, rho2=rho2, seed=seed)
 
 
-@claim(PAPER, "adamw_weight_decay_saturation", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
+@claim(PAPER, "adamw_weight_decay_saturation", source="third-party", ref="Lemma C.57", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
        statement="with theta > 0 AdamW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
        scales=_SAT)
 def adamw_weight_decay_saturation(*, eta, sigmas, n_paths, rho1, rho2, seed):
@@ -605,14 +606,14 @@ def _scaling_stationary(optimizer, *, seed, **kw):
                                   f"levels {m1:.4g} and {mk:.4g}, formula {pred:.4g}")
 
 
-@claim(PAPER, "rmspropw_scaling_rule_stationary", citation="Lemma 3.13 scaling rule [DERIVED form]",
+@claim(PAPER, "rmspropw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
        statement="scaling B -> kappa B with eta, theta -> sqrt(kappa) x, 1 - beta -> kappa (1 - beta), "
                  "eps -> eps / sqrt(kappa) leaves RMSpropW's asymptotic loss unchanged", scales=_SCALE)
 def rmspropw_scaling_rule_stationary(*, seed, **kw):
     return _scaling_stationary("rmspropw", seed=seed, **kw)
 
 
-@claim(PAPER, "adamw_scaling_rule_stationary", citation="Lemma 3.13 scaling rule [DERIVED form]",
+@claim(PAPER, "adamw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
        statement="the same scaling rule leaves AdamW's asymptotic loss unchanged", scales=_SCALE)
 def adamw_scaling_rule_stationary(*, seed, **kw):
     return _scaling_stationary("adamw", seed=seed, **kw)
@@ -655,20 +656,20 @@ def _per_sample_speed(optimizer, x0, *, seed, **kw):
                          f"+ eta sqrt(kappa) a_max")
 
 
-@claim(PAPER, "rmspropw_scaling_rule_per_sample", citation="Lemma 3.13 scaling rule [DERIVED form]",
+@claim(PAPER, "rmspropw_scaling_rule_per_sample", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
        statement="near the minimum (noise-dominated second moment) the scaling rule leaves RMSpropW's loss-vs-samples "
                  "curve unchanged: equal relaxation rate per sample for kappa = 1 and 8", scales=_SPEED)
 def rmspropw_scaling_rule_per_sample(*, seed, **kw):
     return _per_sample_speed("rmspropw", 0.1, seed=seed, **kw)
 
 
-@claim(PAPER, "adamw_scaling_rule_per_sample", citation="Lemma 3.13 scaling rule [DERIVED form]",
+@claim(PAPER, "adamw_scaling_rule_per_sample", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
        statement="near the minimum the scaling rule leaves AdamW's loss-vs-samples curve unchanged", scales=_SPEED)
 def adamw_scaling_rule_per_sample(*, seed, **kw):
     return _per_sample_speed("adamw", 0.1, seed=seed, **kw)
 
 
-@claim(PAPER, "rmspropw_scaling_rule_far_from_minimum", citation="Lemma 3.13 scaling rule [DERIVED form]",
+@claim(PAPER, "rmspropw_scaling_rule_far_from_minimum", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
        statement="the scaling rule leaves RMSpropW's loss-vs-samples curve unchanged from a start where the "
                  "gradient dominates the noise (issue #3 check 5, read literally)", scales=_SPEED,
        expect_reproduced=False,

@@ -8,8 +8,8 @@ faces of this polyhedron and minimal solutions must be vertices.  We then identi
 a unique minimal decomposition, and illustrate how our insights have consequences in the
 theory of submodular functions."  Theorem numbers were not readable, so claims cite the
 abstract; the formulation (bends lambda_tau, D = {L y >= max(0, lambda f)}) is the spec's
-[INFERRED] reconstruction (shared/specs/combinatorial_papers.md §2(a)), and the worked hexagon
-numbers are the spec's §2(b).  Everything is decided in exact rationals except the LP
+[INFERRED] reconstruction (our derivation from the abstract), and the worked hexagon
+numbers are computed here from that formulation.  Everything is decided in exact rationals except the LP
 reducibility test (HiGHS).
 
 Two checks rest on reconstructions, not on the paper's text (which could not be read):
@@ -112,7 +112,7 @@ def network_point(*, n, k, instance, seed):
 
 # --------------------------------------------------------------------------- claims
 
-@claim(PAPER, "translated_cones", citation=f"{ABSTRACT}: 'a polyhedron that arises as intersection of two translated cones'",
+@claim(PAPER, "translated_cones", source="paper", ref="abstract", citation=f"{ABSTRACT}: 'a polyhedron that arises as intersection of two translated cones'",
        statement="D_P(f) = V_P^+ ∩ (V_P^+ + f) is pointed (mod affine functions), its recession cone is V_P^+, "
                  "and every enumerated vertex is a decomposition (g, h convex, g - h = f exactly); exact DD, "
                  "numba bases and the two-cone H-form give the same vertices and the LP reference finds no others",
@@ -124,7 +124,7 @@ def translated_cones(*, n_random, seed):
                     data=df, note=f"{int(df.vertices.sum())} vertices on {df.complex.nunique()} complexes")
 
 
-@claim(PAPER, "irreducible_bounded_faces", citation=f"{ABSTRACT}: 'irreducible decompositions correspond to the bounded faces'",
+@claim(PAPER, "irreducible_bounded_faces", source="paper", ref="abstract", citation=f"{ABSTRACT}: 'irreducible decompositions correspond to the bounded faces'",
        statement="the LP reducibility test (no convex non-affine phi with (g - phi, h - phi) in D) agrees with the "
                  "exact bounded-face test on vertices, midpoints, face samples and vertex + ray points",
        scales={"ci": dict(n_random=2, points_per_instance=6), "full": dict(n_random=12, points_per_instance=20)})
@@ -137,7 +137,7 @@ def irreducible_bounded_faces(*, n_random, points_per_instance, seed):
                     data=df, note=f"{n_irr} irreducible and {len(df) - n_irr} reducible test points")
 
 
-@claim(PAPER, "minimal_are_vertices", citation=f"{ABSTRACT}: 'minimal solutions must be vertices'",
+@claim(PAPER, "minimal_are_vertices", source="paper", ref="abstract", citation=f"{ABSTRACT}: 'minimal solutions must be vertices'",
        statement="no random decomposition in D_P(f) (convex combinations on random faces plus rays) has fewer "
                  "pieces(g) + pieces(h) than the best vertex",
        scales={"ci": dict(n_random=2, samples_per_instance=30), "full": dict(n_random=12, samples_per_instance=200)})
@@ -155,7 +155,7 @@ HEX_EXAMPLE = dict(f=[0, -1, 0, 0, 2, 0], lam_f=[-1, 1, -1, 2, -2, 2],
 HEX_EXAMPLE_2 = dict(f=[1, 0, -1, 1, 0, 1], lam_f=[0, 0, 2, -2, 2, 0], minimal=((2, 0, 2, 0, 2, 0), (2, 0, 0, 2, 0, 0)))
 
 
-@claim(PAPER, "hexagon_examples", citation="spec §2(b)3 worked examples on the hexagon fan (checks of the abstract's "
+@claim(PAPER, "hexagon_examples", source="paper", ref="abstract", citation="spec §2(b)3 worked examples on the hexagon fan (checks of the abstract's "
        "'minimal solutions must be vertices')",
        statement="f = [0,-1,0,0,2,0] at the rays: lambda(f) = [-1,1,-1,2,-2,2], exactly two vertices with 3 + 4 = 7 "
                  "and 5 + 3 = 8 bends, the first the unique minimiser; f = [1,0,-1,1,0,1]: the minimal vertex "
@@ -187,7 +187,7 @@ def hexagon_examples(*, seed):
                     data=pd.DataFrame(rows), note=f"minimal pieces {mins[0].total_pieces} and {mins2[0].total_pieces}")
 
 
-@claim(PAPER, "unique_1d", citation=f"{ABSTRACT}: 'we then identify cases with a unique minimal decomposition' (1-D case, spec §2(b)4)",
+@claim(PAPER, "unique_1d", source="paper", ref="abstract", citation=f"{ABSTRACT}: 'we then identify cases with a unique minimal decomposition' (1-D case, spec §2(b)4)",
        statement="in 1-D, f = sum s_i ReLU(x - b_i) + affine has exactly one vertex in D_P(f), the split "
                  "g = sum max(s_i, 0) ReLU(x - b_i), h = sum max(-s_i, 0) ReLU(x - b_i); g - h = f exactly on a grid",
        scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)})
@@ -198,7 +198,7 @@ def unique_1d(*, n_instances, seed):
                     data=df)
 
 
-@claim(PAPER, "realizable_implies_unique", citation=f"{ABSTRACT} (unique minimal decompositions); spec §2(a) criterion, "
+@claim(PAPER, "realizable_implies_unique", source="paper", ref="abstract", citation=f"{ABSTRACT} (unique minimal decompositions); spec §2(a) criterion, "
        "direction proved: L y* = max(0, lambda f) gives D = y* + V_P^+",
        statement="on 2-D fans, whenever max(0, lambda(f)) lies in im(lambda), D_P(f) has exactly one vertex",
        scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)})
@@ -209,7 +209,7 @@ def realizable_implies_unique(*, n_instances, seed):
                     data=df, note=f"criterion true on {int(df.criterion.sum())} of {len(df)} functions")
 
 
-@claim(PAPER, "realizability_2d", citation="spec §2(a) 'Uniqueness criterion' [INFERRED, the spec's own observation]; "
+@claim(PAPER, "realizability_2d", source="derived", ref="", citation="spec §2(a) 'Uniqueness criterion' [INFERRED, the spec's own observation]; "
        "issue #6 check 4",
        statement="on 2-D fans: D_P(f) has a unique vertex <=> max(0, lambda(f)) lies in im(lambda)",
        scales={"ci": dict(n_instances=15), "full": dict(n_instances=300)},
@@ -229,7 +229,7 @@ def realizability_2d(*, n_instances, seed):
                          f"all with a unique vertex and the criterion false: {bool((bad.vertices == 1).all())}")
 
 
-@claim(PAPER, "simplicial_unique", citation=f"{ABSTRACT} (cases with a unique minimal decomposition); spec §2(a): "
+@claim(PAPER, "simplicial_unique", source="paper", ref="abstract", citation=f"{ABSTRACT} (cases with a unique minimal decomposition); spec §2(a): "
        "'it holds for every f if V_P^+ is a simplicial cone'",
        statement="whenever the cone V_P^+ / Aff of convex functions is simplicial (extreme rays phi_1..phi_d, "
                  "f = sum nu_j phi_j), D_P(f) has exactly one vertex, sum max(0, nu_j) phi_j; in particular on every "
@@ -245,7 +245,7 @@ def simplicial_unique(*, n_instances, seed):
                          f"of {int((~df.simplicial).sum())}")
 
 
-@claim(PAPER, "median_example", citation="issue #6 check 5: the median of {0, x1, x2} (6 pieces, 3 affine components)",
+@claim(PAPER, "median_example", source="paper", ref="", citation="issue #6 check 5: the median of {0, x1, x2} (6 pieces, 3 affine components)",
        statement="median(0, x1, x2) has 6 pieces and 3 affine components on the arrangement x1=0, x2=0, x1=x2, "
                  "and D_P(f) has a unique vertex, a minimal decomposition with 3 + 3 pieces",
        scales={"ci": {}, "full": {}})
@@ -262,7 +262,7 @@ def median_example(*, seed):
                          f"naive {naive_decomposition(f).pieces}")
 
 
-@claim(PAPER, "submodular_braid", citation=f"{ABSTRACT}: 'consequences in the theory of submodular functions' "
+@claim(PAPER, "submodular_braid", source="paper", ref="abstract", citation=f"{ABSTRACT}: 'consequences in the theory of submodular functions' "
        "(Lovász: extension convex <=> submodular)",
        statement="on the braid fan (n = 3, 4): the Lovász extension is convex iff F is submodular; dim D = 2^n - 1 - n; "
                  "every vertex of D_P(f) gives submodular G, H with G - H = F exactly",
@@ -274,7 +274,7 @@ def submodular_braid(*, n_instances, seed):
                     note=f"{int(df.submodular.sum())} submodular F; up to {int(df.vertices.max())} vertices")
 
 
-@claim(PAPER, "tran_wang_not_minimal", citation=f"{ABSTRACT}: Tran & Wang's approach 'does not extend beyond two "
+@claim(PAPER, "tran_wang_not_minimal", source="code", ref="abstract, tran_wang.py", citation=f"{ABSTRACT}: Tran & Wang's approach 'does not extend beyond two "
        "dimensions' (v2; v1 'disproving'); issue #6 check 5 -- construction reconstructed, see theorylab/cpwl/tran_wang.py",
        statement="2-D: on planar fans refined by the closing ray, the exact Tran & Wang canonical decomposition "
                  "(positive edges + one closing edge) is the least-edge-length vertex of D_P(f) and has the fewest "
@@ -295,7 +295,7 @@ def tran_wang_not_minimal(*, n_2d, n_3d, seed):
                          f"{int((~rnd.tw_minimal).sum())} of {len(rnd)}")
 
 
-@claim(PAPER, "nn_convex_network", citation=f"{ABSTRACT}: 'we improve upon previous constructions of neural networks "
+@claim(PAPER, "nn_convex_network", source="derived", ref="abstract", citation=f"{ABSTRACT}: 'we improve upon previous constructions of neural networks "
        "for a given convex CPWL function'; construction and depth as recalled by spec §2(a) [INFERRED]",
        statement="for random convex f = max of k integer affine pieces on R^n (n = 1, 2, 3): the valuation network "
                  "(signed sum of maxima of <= n+1 pieces over a triangulation) computes f exactly (affine maps equal "

@@ -85,7 +85,7 @@ def _name_seed(seed, name):
     return child_seed(seed, name)
 
 
-@claim(PAPER, "sympy_sos_identities", citation=CITE_FORMS,
+@claim(PAPER, "sympy_sos_identities", source="derived", ref="binary_recovery.m, osb_ternary_recovery.m, eigvec_recovery.m", citation=CITE_FORMS,
        statement="for every regulariser of the code (bin, bin_h, bin_si, l2l1, bbin, bin_exp, beta, osb, ter, eig), "
                  "sympy expands l(x) - (its Lagrange sum of squares) to exactly 0 for symbolic x in R^N "
                  "(and a symbolic symmetric C for eig)",
@@ -151,7 +151,7 @@ def _forms(n, N, seed):
 FORM_SCALES = {"ci": dict(n=2000, N=12), "full": dict(n=100_000, N=12)}
 
 
-@claim(PAPER, "value_equals_lagrange_form", stream="forms", citation=CITE_FORMS,
+@claim(PAPER, "value_equals_lagrange_form", source="derived", ref="binary_recovery.m, osb_ternary_recovery.m, eigvec_recovery.m", stream="forms", citation=CITE_FORMS,
        statement="the jitted regulariser equals its pairwise Lagrange form 1/2 sum_ij (a_i b_j - a_j b_i)^2 "
                  "(bin_h, bin_si: divided by their conjugate factors) to 1e-12 relative to its positive term, on "
                  "random x in R^12 with scales 10^U(-2,2) (up to 1e4 points per regulariser), all ten regularisers",
@@ -162,7 +162,7 @@ def value_equals_lagrange_form(*, n, N, seed):
                     what="(l - Lagrange form) / positive term", data=t)
 
 
-@claim(PAPER, "nonnegative", stream="forms", citation=CITE_FORMS + "; the spec's tolerance -1e-12 relative",
+@claim(PAPER, "nonnegative", source="derived", ref="binary_recovery.m, osb_ternary_recovery.m, eigvec_recovery.m", stream="forms", citation=CITE_FORMS + "; the spec's tolerance -1e-12 relative",
        statement="l(x) >= -1e-12 x (its positive term) for every regulariser on random x and on points within "
                  "1e-6 (relative) of the target set, where the two terms cancel to 12 digits",
        scales=FORM_SCALES)
@@ -173,7 +173,7 @@ def nonnegative(*, n, N, seed):
                       "(rounding of the cancelling terms)")
 
 
-@claim(PAPER, "zero_on_target_set", stream="forms", citation=CITE_FORMS,
+@claim(PAPER, "zero_on_target_set", source="derived", ref="binary_recovery.m, osb_ternary_recovery.m, eigvec_recovery.m", stream="forms", citation=CITE_FORMS,
        statement="l vanishes on its target set (to 1e-12 relative): {+-a}^N for the binary family, "
                  "{+-sqrt(beta)}^N for beta, {0, a}^N for osb, {0, +-a}^N for ter, a x (eigenvector of C) for eig, "
                  "a ~ U(0.1, 10); the converse (zero only there) is the Lagrange form's equality case, checked "
@@ -185,7 +185,7 @@ def zero_on_target_set(*, n, N, seed):
                     what="l(target) / positive term", data=t)
 
 
-@claim(PAPER, "gradient_matches_differences", stream="forms", citation=CODE + "*.m] gradients; the spec's 1e-7 relative",
+@claim(PAPER, "gradient_matches_differences", source="code", ref="", stream="forms", citation=CODE + "*.m] gradients; the spec's 1e-7 relative",
        statement="the gradients of all ten regularisers (the code's formulas) match central differences "
                  "(h = 1e-6) to 1e-7 relative (max-norm) at Gaussian points in R^12",
        scales=FORM_SCALES)
@@ -231,7 +231,7 @@ def per_gamma(df) -> pd.DataFrame:
     return t.reset_index()
 
 
-@claim(PAPER, "linf_matches_wendel", stream="binary",
+@claim(PAPER, "linf_matches_wendel", source="third-party", ref="binary_recovery.m, Fig. 1(a)", stream="binary",
        citation="[third-party] Wendel (1962) / Donoho & Tanner (2010): P(l_inf recovers x* in {+-1}^N) = "
                 "1 - 2^{1-N} sum_{k<N-M} binom(N-1, k); our linprog baseline, " + CITE_BIN,
        statement="the l_inf baseline's success rate matches Wendel's exact probability: pooled over the M/N grid, "
@@ -248,7 +248,7 @@ def linf_matches_wendel(*, N, gammas, n_trials, n_half, seed):
                                                  zip(t.gamma, t.linf, t.wendel)))
 
 
-@claim(PAPER, "single_start_matches_linf", stream="binary",
+@claim(PAPER, "single_start_matches_linf", source="derived", ref="binary_recovery.m, Fig. 1(a)", stream="binary",
        citation="[derived] errata of the spec (cs_reg, check 2): from one start l_bin matches l_inf minimisation; "
                 + CITE_BIN,
        statement="from a single random start l_bin recovers x* as often as l_inf: the paired difference "
@@ -265,7 +265,7 @@ def single_start_matches_linf(*, N, gammas, n_trials, n_half, seed):
                     note=f"trials where exactly one of the two succeeds: {int((d != 0).sum())} of {len(d)}")
 
 
-@claim(PAPER, "restarts_beat_linf_at_half", stream="binary", citation=CITE_BIN + "; l_inf's P = 1/2 at M = N/2 exactly (Wendel)",
+@claim(PAPER, "restarts_beat_linf_at_half", source="code", ref="binary_recovery.m, Fig. 1(a)", stream="binary", citation=CITE_BIN + "; l_inf's P = 1/2 at M = N/2 exactly (Wendel)",
        statement=f"with up to {STARTS} random starts (the authors' protocol), l_bin recovers x* at M/N = 1/2 in at "
                  "least half of the trials: its success curve is at or left of l_inf's, whose success probability "
                  "at M/N = 1/2 is exactly 1/2",
@@ -280,7 +280,7 @@ def restarts_beat_linf_at_half(*, N, gammas, n_trials, n_half, seed):
                          + ", ".join(f"{g:.2f}: {v:.3f}" for g, v in zip(t.gamma, t.lbin)))
 
 
-@claim(PAPER, "linf_never_ahead", stream="binary", citation=CITE_BIN + "; the spec's criterion (within 2 s.e. at every M/N)",
+@claim(PAPER, "linf_never_ahead", source="code", ref="binary_recovery.m, Fig. 1(a)", stream="binary", citation=CITE_BIN + "; the spec's criterion (within 2 s.e. at every M/N)",
        statement=f"at no M/N does l_inf beat l_bin with up to {STARTS} starts by more than 2 standard errors of the "
                  "paired difference (value: max over M/N of (P_inf - P_bin) / s.e.)",
        scales=BIN_SCALES)
@@ -330,7 +330,7 @@ def eig_sweep(N, gammas, n_trials, census, seed):
                  seed=seed, progress=False, desc="cs_reg eigenvector recovery")
 
 
-@claim(PAPER, "eig_spurious_minima_census",
+@claim(PAPER, "eig_spurious_minima_census", source="derived", ref="eigvec_recovery.m, abstract",
        citation=CODE + "eigvec_recovery.m] protocol (C = (G+G^T)/2, x* a unit eigenvector, up to 10 starts); the "
                 "abstract's 'can be free of spurious stationary points' concerns l alone: [derived] unconstrained, "
                 "grad l_eig = 0 forces (lambda_k - rho)^2 = -Var = 0 on the support, an eigenvector; on {Ax = b} "

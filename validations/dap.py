@@ -1,7 +1,7 @@
 """dap — Ma, Huang (ICLR 2025 Spotlight), "Revisiting Zeroth-Order Optimization: Minimum-Variance
 Two-Point Estimators and Directionally Aligned Perturbations", OpenReview ywFOSIT9ik, arXiv 2510.19975.
 
-Sources and tags (spec: shared/specs/remaining_papers_sources.md, section dap; errata):
+Sources and tags (each claim's ``source``/``ref`` fields say which applies):
 
 * [paper: code] the estimator, the DAP sampler, the "optimal" sampler, the "empirical_grad" mode and
   the tau-MSE figure's setup are read from the authors' repository mshaocong/dap-zoo-optimization,
@@ -91,7 +91,7 @@ def _make_mse_claim(law: str, text: str, predicted: float):
             "rademacher": "Rademacher +-1 (condition (a))", "coordinate": "random coordinate sqrt(d) e_i (condition (a))",
             "dap": "DAP with the exact gradient (condition (b))"}[law]
 
-    @claim(PAPER, f"mse_{law}", scales=MSE_SCALES,
+    @claim(PAPER, f"mse_{law}", source="derived", ref="Thm 2.2, Synthetic-Experiments.ipynb", scales=MSE_SCALES,
            citation=f"[derived] E[(g_hat.v)^2|v|^2] - 1 = {text} for E[vv^T] = I; {THM22}; sampler: {CODE}",
            statement=f"normalised MSE E|est - grad f|^2/|grad f|^2 of the b = 1 two-point estimator with {kind} "
                      f"equals {text} = {predicted:g} on a d = 20 rotated quadratic (central differences, exact)")
@@ -112,7 +112,7 @@ for _law, (_text, _pred) in PREDICTED_MSE.items():
     globals()[f"mse_{_law}"] = _make_mse_claim(_law, _text, _pred)
 
 
-@claim(PAPER, "mse_optimal_every_draw", scales=MSE_SCALES,
+@claim(PAPER, "mse_optimal_every_draw", source="derived", ref="Synthetic-Experiments.ipynb", scales=MSE_SCALES,
        citation=f"[derived] |v|^2 = d and (g_hat.v)^2 = 1 a.s. for get_optimal; sampler: {CODE}",
        statement="the authors' 'optimal' sampler gives squared error exactly (d - 1)|grad f|^2 on every draw "
                  "(|v|^2 = d, g_hat.v = +-1), d = 20 quadratic")
@@ -126,7 +126,7 @@ def mse_optimal_every_draw(*, trials, seed):
                     data=pd.DataFrame({"trials": [trials], "max_abs_deviation": [dev]}))
 
 
-@claim(PAPER, "dap_zero_error_along_gradient", scales=MSE_SCALES,
+@claim(PAPER, "dap_zero_error_along_gradient", source="derived", ref="Thm 2.2", scales=MSE_SCALES,
        citation=f"{THM22}: 'higher accuracy along critical directions'; [derived] g_hat.(est - g) = ((g_hat.v)^2 - 1)|g| = 0",
        statement="with the DAP and the 'optimal' samplers the estimation error along g_hat is 0 on every draw "
                  "(max |g_hat.(est - g)|/|g| <= 1e-10 over all trials, d = 20 quadratic)")
@@ -142,7 +142,7 @@ def dap_zero_error_along_gradient(*, trials, seed):
 
 
 def _make_along_claim(law: str, text: str, predicted: float):
-    @claim(PAPER, f"along_gradient_{law}", scales=MSE_SCALES,
+    @claim(PAPER, f"along_gradient_{law}", source="derived", ref="Thm 2.2", scales=MSE_SCALES,
            citation=f"[derived] Var(g_hat.(est - g))/|g|^2 = E(g_hat.v)^4 - 1 = {text}; contrast to DAP ({THM22})",
            statement=f"the error along g_hat of the b = 1 estimator with {law} perturbations has variance "
                      f"{text} = {predicted:.4g} |grad f|^2 (d = 20 quadratic), against 0 for DAP")
@@ -252,7 +252,7 @@ def _ordering_evidence(point, trials, seed):
     return Bound(value=est, bound=1.0, side="<=", ci=(lo, hi), data=med, note=note)
 
 
-@claim(PAPER, "tau_mse_ordering_authors_point", stream="tau_authors", scales=TAU_SCALES,
+@claim(PAPER, "tau_mse_ordering_authors_point", source="code", ref="Fig., Synthetic-Experiments.ipynb", stream="tau_authors", scales=TAU_SCALES,
        citation=f"Fig. (tau-MSE vs batch size), {CODE}: ProductFunction n=16, seed 42, x[0]=0, mu=1e-8",
        statement="at the authors' point the median tau-MSE of DAP (exact gradient) is below the medians of the "
                  "uniform-sphere and Gaussian estimators at every batch size 2..32 (max median ratio <= 1); "
@@ -261,7 +261,7 @@ def tau_mse_ordering_authors_point(*, trials, seed):
     return _ordering_evidence("authors", trials, seed)
 
 
-@claim(PAPER, "tau_mse_ordering_spread_point", stream="tau_spread", scales=TAU_SCALES,
+@claim(PAPER, "tau_mse_ordering_spread_point", source="code", ref="Fig., Synthetic-Experiments.ipynb", stream="tau_spread", scales=TAU_SCALES,
        citation=f"Fig. (tau-MSE vs batch size) setup of {CODE}, at a non-degenerate point (errata)",
        statement="at a point with three large gradient coordinates (x_0..2 = 0.01, 0.02, 0.03) the median "
                  "tau-MSE of DAP is below those of the sphere and Gaussian estimators at every batch size 2..32")
@@ -270,7 +270,7 @@ def tau_mse_ordering_spread_point(*, trials, seed):
 
 
 def _make_tau_closed_claim(law):
-    @claim(PAPER, f"tau_mse_closed_form_{law}", stream="tau_spread", scales=TAU_SCALES,
+    @claim(PAPER, f"tau_mse_closed_form_{law}", source="derived", ref="Synthetic-Experiments.ipynb", stream="tau_spread", scales=TAU_SCALES,
            citation="[derived] per-coordinate variances (docstring of tau_closed_form); figure setup of " + CODE,
            statement=f"b x tau-MSE of the {law} estimator, pooled over b = 2..32, has mean equal to the derived "
                      "per-coordinate variance averaged over the tau-coordinates (spread point, mu = 1e-8)")
@@ -292,7 +292,7 @@ for _law in TAU_LAWS:
     globals()[f"tau_mse_closed_form_{_law}"] = _make_tau_closed_claim(_law)
 
 
-@claim(PAPER, "mse_dap_estimated_equal_queries", scales=MSE_SCALES,
+@claim(PAPER, "mse_dap_estimated_equal_queries", source="derived", ref="Synthetic-Experiments.ipynb, Fig.", scales=MSE_SCALES,
        citation=f"[derived] (d - 1 + E sin^2 theta)/(2b) <= d/(2b) < (d + 1)/(2b); mode empirical_grad of {CODE}; "
                 "Fig. (tau-MSE vs batch size) plots 'DAP (Estimated Gradient)' at 2x batch",
        statement="DAP with an estimated gradient (b = 1 sphere + 1 DAP direction, the authors' empirical_grad) has "
@@ -352,7 +352,7 @@ def sgd_runs(d: int, n_iter: int, n_paths: int, with_dap_estimated: bool, seed: 
     return df.drop(columns=["d", "n_iter", "first_path", "n_paths", "with_dap_estimated"])
 
 
-@claim(PAPER, "zo_sgd_sphere_le_gaussian", scales=SGD_SCALES,
+@claim(PAPER, "zo_sgd_sphere_le_gaussian", source="derived", ref="Thm 3.1, Cor. 3.2", scales=SGD_SCALES,
        citation="[third-party] Thm 3.1 / Cor. 3.2: the fourth moment of v enters the SGD bound, minimal for "
                 "constant magnitude; [derived] E[(g.v)^2 v^T A v] is d/(d+2) times smaller for the sphere",
        statement="trend: ZO-SGD at equal queries (b = 1) on a d = 100, kappa = 100 quadratic reaches a lower final "

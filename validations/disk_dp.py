@@ -82,7 +82,7 @@ def _identity_table(spread, n_steps, seed):
 ID_SCALES = {"ci": dict(n_steps=300), "full": dict(n_steps=3000)}
 
 
-@claim(PAPER, "filter_identity", stream="identity",
+@claim(PAPER, "filter_identity", source="derived", ref="KFoptimizer.py", stream="identity",
        citation="[derived] spec 'exact property on quadratics' [I], on the update rule of [paper: code] "
                 "pytorch/opacus research/disk_optimizer ReadMe.md and optimizers/KFoptimizer.py",
        statement="shared quadratic (d = 50, n = 1000, B = 64, sigma = 1, C = 100 never active, eta = 1): "
@@ -102,7 +102,7 @@ def filter_identity(*, n_steps, seed):
                          f"-(1-kappa) H d_t to {ema.max_abs_residual_minus_formula.max():.1e}")
 
 
-@claim(PAPER, "per_sample_residual", stream="identity",
+@claim(PAPER, "per_sample_residual", source="derived", ref="", stream="identity",
        citation="[derived] errata (disk_dp): with per-sample Hessians the AR(1) identity holds in expectation only",
        statement="per-sample Hessians h_ij = lam_j (1 + 0.5 u_ij), u uniform on [-1, 1] (otherwise as "
                  "filter_identity): DiSK's AR(1) residual is not 0 but equals (1 - kappa)(Hbar_{B_t} - Hbar)(x_t - "
@@ -166,7 +166,7 @@ def _error_variance(kappa, n_runs, n_steps, seed):
                          f"{b.mean() / trq:.4f}; clipped vectors {n_clip}")
 
 
-@claim(PAPER, "error_variance_k07", stream="stationary",
+@claim(PAPER, "error_variance_k07", source="derived", ref="", stream="stationary",
        citation="[derived] errata (disk_dp) and spec: stationary error covariance kappa/(2 - kappa) Cov(nu) of the "
                 "AR(1) filter; kappa = 0.7, gamma = 0.5 are the opacus engine's defaults [paper: code]",
        statement="shared quadratic, kappa = 0.7, gamma = 0.5: the stationary error power E||g_t - grad f(x_t)||^2 of "
@@ -177,7 +177,7 @@ def error_variance_k07(*, n_runs, n_steps, seed):
     return _error_variance(0.7, n_runs, n_steps, seed)
 
 
-@claim(PAPER, "error_variance_k09", stream="stationary",
+@claim(PAPER, "error_variance_k09", source="derived", ref="", stream="stationary",
        citation="[derived] errata (disk_dp) and spec: stationary error covariance kappa/(2 - kappa) Cov(nu); "
                 "kappa = 0.9, gamma = 1 are the KFOptimizer wrapper's defaults [paper: code]",
        statement="as error_variance_k07 with kappa = 0.9, gamma = 1: the ratio equals kappa/(2 - kappa) = 0.8182",
@@ -198,7 +198,7 @@ def _gradnorm_table(df, kappa):
     return q, lo, hi, lyap_disk / lyap_dp, tab, n_clip
 
 
-@claim(PAPER, "gradnorm_below_dpsgd", stream="stationary",
+@claim(PAPER, "gradnorm_below_dpsgd", source="paper", ref="abstract", stream="stationary",
        citation="[paper] abstract: DiSK gives 'provable improvements over standard DP optimizers like DPSGD'; "
                 "the stationary E||grad f||^2 comparison on a quadratic is ours (spec check 2)",
        statement="shared quadratic, kappa = 0.7, gamma = 0.5, the same eta = 1, batches and privacy noise: the "
@@ -218,7 +218,7 @@ def _gradnorm_lyapunov(kappa, n_runs, n_steps, seed):
                          f"clipped vectors {n_clip}")
 
 
-@claim(PAPER, "gradnorm_lyapunov_k07", stream="stationary",
+@claim(PAPER, "gradnorm_lyapunov_k07", source="derived", ref="", stream="stationary",
        citation="[derived] errata (disk_dp): the stationary ||grad f||^2 is set by the Lyapunov equation of the "
                 "closed loop (z_{t+1}, e_t) = A (z_t, e_{t-1}) + b nu_t, solved by scipy.linalg."
                 "solve_discrete_lyapunov",
@@ -229,7 +229,7 @@ def gradnorm_lyapunov_k07(*, n_runs, n_steps, seed):
     return _gradnorm_lyapunov(0.7, n_runs, n_steps, seed)
 
 
-@claim(PAPER, "gradnorm_lyapunov_k09", stream="stationary",
+@claim(PAPER, "gradnorm_lyapunov_k09", source="derived", ref="", stream="stationary",
        citation="[derived] errata (disk_dp): closed-loop Lyapunov equation (scipy.linalg.solve_discrete_lyapunov)",
        statement="as gradnorm_lyapunov_k07 with kappa = 0.9, gamma = 1: the ratio equals the Lyapunov value (0.8884)",
        scales=STAT_SCALES)
@@ -237,7 +237,7 @@ def gradnorm_lyapunov_k09(*, n_runs, n_steps, seed):
     return _gradnorm_lyapunov(0.9, n_runs, n_steps, seed)
 
 
-@claim(PAPER, "correction_matters", stream="stationary",
+@claim(PAPER, "correction_matters", source="derived", ref="", stream="stationary",
        citation="[derived] spec: plain EMA momentum (no correction) keeps the AR(1) noise and adds the drift "
                 "(1 - kappa)/kappa H(x_t - x_{t-1}); the correction term is DiSK's [paper: code]",
        statement="shared quadratic, kappa = 0.7, same batches and privacy noise: without DiSK's Hessian correction "
@@ -274,7 +274,7 @@ def clip_setup():
     return P, x0, float(np.quantile(norms, CLIP_QUANTILE))
 
 
-@claim(PAPER, "clipping_trend",
+@claim(PAPER, "clipping_trend", source="paper", ref="abstract",
        citation="[paper] abstract (DiSK improves DP optimizers under the same privacy noise); instance ours "
                 "(spec check 3, trend)",
        statement="trend: per-sample quadratics (spread 0.5), x_0 = x* + 3, C at the 20th percentile of the "

@@ -80,7 +80,7 @@ SAMPLING = ("D-SGD-C iterates (eps = 0.05 parameters, x_0 = 0, eta_0 = 0, every 
             "and at each the eta-ladder eta_t - Delta, Delta in {-3, .., -0.1, 0, 0.1, .., 100}")
 
 
-@claim(PAPER, "eta_block_smooth", stream="smoothness",
+@claim(PAPER, "eta_block_smooth", source="derived", ref="", stream="smoothness",
        citation="[R] reviews: L is standard L2-smooth in eta (spec 'Statements found'); [derived] L2 = 1/lam from "
                 "d2_eta L = mean 1[u_i > -1]/lam; errata: exact inequality instead of max/median",
        statement="along the sampled points (" + SAMPLING + "): every secant lam |d_eta L(x, eta) - d_eta L(x, "
@@ -104,7 +104,7 @@ def eta_block_smooth(*, n_runs, n_iter, record_every, seed):
                       f"{df.hess_xx.max():.3g} over the same points")
 
 
-@claim(PAPER, "x_block_partial_bound", stream="smoothness",
+@claim(PAPER, "x_block_partial_bound", source="derived", ref="", stream="smoothness",
        citation="[derived] from the paper's assumptions (l G-Lipschitz and L-smooth for every sample, spec [R]): "
                 "hess_xx L = mean (1_i l_i'^2 a_i a_i^T / lam + w_i l_i'' a_i a_i^T) gives ||hess_xx L|| <= "
                 "G^2/lam + L (1 - d_eta L); spec [I]: 'the x-block Hessian grows with psi*' ~ |d_eta L - 1|'",
@@ -123,7 +123,7 @@ def x_block_partial_bound(*, n_runs, n_iter, record_every, seed):
                       f"case constants over samples are)")
 
 
-@claim(PAPER, "x_block_grows_with_grad", stream="smoothness",
+@claim(PAPER, "x_block_grows_with_grad", source="third-party", ref="", stream="smoothness",
        citation="[R] reviews: L is (L0, L1)-smooth in x, its x-block Hessian grows with the gradient (spec check 1: "
                 "correlation > 0.8); errata: holds only for some ways of sampling eta, stated here",
        statement="with the sampling " + SAMPLING + " restricted to Delta >= 0: the Pearson correlation of "
@@ -165,7 +165,7 @@ def erm_stationary_point():
     return res.x, float(np.linalg.norm(res.jac))
 
 
-@claim(PAPER, "x_only_l0l1", stream="stationary",
+@claim(PAPER, "x_only_l0l1", source="derived", ref="", stream="stationary",
        citation="[R] reviews' restatement: 'L(x, eta) is (L0, L1)-smooth in x', read as ||hess_xx L|| <= L0 + "
                 "L1 ||grad_x L||; the counterexample is [derived]",
        statement="(L0, L1)-smoothness in x with grad_x alone: ||hess_xx L|| / (1 + ||grad_x L||) stays bounded, i.e. "
@@ -230,7 +230,7 @@ def _complexity_slope(method, predicted, eps, n_runs, seed):
                  note=f"mean evaluations {', '.join(f'{e:g}: {v:.3g}' for e, v in zip(tab.eps, tab.evals))}")
 
 
-@claim(PAPER, "dsgdc_complexity", stream="complexity",
+@claim(PAPER, "dsgdc_complexity", source="third-party", ref="abstract, Theorem 3", stream="complexity",
        citation="[paper] abstract: D-SGD-C 'converges to an eps-stationary point with O(eps^-4) gradient "
                 "complexity'; [R] Theorem 3 orders (batch of order eps^-2, beta_t = O(eps/(L0 ||v_t||))); spec check 2",
        statement="D-SGD-C with gamma = beta = clip = 2 eps and batch ceil(4/eps^2) on the instance: the sample-"
@@ -241,7 +241,7 @@ def dsgdc_complexity(*, eps, n_runs, seed):
     return _complexity_slope("dsgdc", -4.0, eps, n_runs, seed)
 
 
-@claim(PAPER, "dspider_complexity", stream="complexity",
+@claim(PAPER, "dspider_complexity", source="derived", ref="abstract", stream="complexity",
        citation="[paper] abstract: 'a variance-reduced method that achieves a lower gradient complexity of "
                 "O(eps^-3)'; the SPIDER update and its orders (Fang et al. 2018) are our construction [derived]; "
                 "spec check 2",

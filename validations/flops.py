@@ -98,7 +98,7 @@ ALL = ("uniform", "neyman")
 
 # --------------------------------------------------------------------------- claims
 
-@claim(PAPER, "neyman_variance_ratio", stream="main",
+@claim(PAPER, "neyman_variance_ratio", source="derived", ref="abstract", stream="main",
        citation="[derived] spec flops 'Reference allocation': Var = (1/B^2) sum sigma_i^2/n_i, Neyman n_i ∝ sigma_i "
                 "(Lagrange); the paper's optimality theorem (abstract) was not read",
        statement="Var(Neyman) / Var(uniform) of the Monte Carlo batch forward-gradient estimate equals "
@@ -123,7 +123,7 @@ def neyman_variance_ratio(*, reps, seed):
                          f"n^Ney in [{n_ney.min()}, {n_ney.max()}]")
 
 
-@claim(PAPER, "uniform_variance_level", stream="main",
+@claim(PAPER, "uniform_variance_level", source="derived", ref="", stream="main",
        citation="[derived] Gaussian forward-gradient query: tr Cov[(g.u)u] = (d+1)||g||^2; "
                 "Var(uniform) = sum sigma_i^2 / (B N)",
        statement="E||G - gbar||^2 under uniform allocation equals (d+1) sum ||g_i||^2 / (B N) "
@@ -182,7 +182,7 @@ def _trend(df, side):
 DRAW_SCALES = {"ci": dict(draws=20000), "full": dict(draws=200000)}
 
 
-@claim(PAPER, "bernoulli_vs_uniform",
+@claim(PAPER, "bernoulli_vs_uniform", source="code", ref="allocator.py",
        citation="[paper code] allocator.py bernoulli_allocater (p = 0.5); trend per spec flops check 2",
        statement="trend: the released Bernoulli allocator's batch-gradient MSE E_n[Var(n) + ||bias(n)||^2] is "
                  "<= uniform's when sigma_i correlates positively with the loss (theta = 4 theta_true, Spearman "
@@ -192,7 +192,7 @@ def bernoulli_vs_uniform(*, draws, seed):
     return _trend(draws_sweep("bernoulli", THETA_MAIN, PER_SAMPLE, draws, seed), "<=")
 
 
-@claim(PAPER, "bernoulli_needs_correlation",
+@claim(PAPER, "bernoulli_needs_correlation", source="derived", ref="",
        citation="[derived] pruning low-loss samples saves variance only if they have low sigma_i; "
                 "spec flops check 2 'can fail if the correlation is absent'",
        statement="trend (control): at theta = 0.5 theta_true (Spearman(loss, sigma) = -0.36) the Bernoulli "
@@ -202,7 +202,7 @@ def bernoulli_needs_correlation(*, draws, seed):
     return _trend(draws_sweep("bernoulli", THETA_CONTROL, PER_SAMPLE, draws, seed), ">=")
 
 
-@claim(PAPER, "gaussian_vs_uniform",
+@claim(PAPER, "gaussian_vs_uniform", source="third-party", ref="allocator.py",
        citation="[paper code] allocator.py gaussian_allocater (defaults length_scale = variance = 1, k = 1 reading); "
                 "[third-party] triage: 'FLOPS-Gaussian <= uniform only as a trend'",
        statement="trend: the released Gaussian allocator's batch-gradient MSE E_n[Var(n) + ||bias(n)||^2] is <= "
@@ -250,7 +250,7 @@ def trainer_sweep(allocator: str, theta_norm: float, per_sample: int, reps: int,
 TRAINER_SCALES = {"ci": dict(reps=1500, chunks=1), "full": dict(reps=3000, chunks=6)}
 
 
-@claim(PAPER, "trainer_moments_formula", stream="trainer",
+@claim(PAPER, "trainer_moments_formula", source="derived", ref="trainer_a.py", stream="trainer",
        citation="[derived] trainer_a.py zo_step_all_params_allocator (repeat_interleave, mini-batches of bs, one "
                 "direction each): tr Var = (d+1)/S (||mu_n||^2 + (N-B)/(B(N-1)) s_n^2), bias = mu_n - gbar",
        statement="Monte Carlo MSE of the authors' trainer step under the Bernoulli allocator equals the mean of the "
@@ -264,7 +264,7 @@ def trainer_moments_formula(*, reps, chunks, seed):
     return Estimate(value=1 + d, ci=(1 + lo, 1 + hi), predicted=1.0, data=t)
 
 
-@claim(PAPER, "trainer_bernoulli_vs_uniform", stream="trainer",
+@claim(PAPER, "trainer_bernoulli_vs_uniform", source="code", ref="allocator.py, trainer_a.py", stream="trainer",
        citation="[paper code] allocator.py bernoulli_allocater (p = 0.5) inside trainer_a.py's allocator step; "
                 "trend per spec flops check 2",
        statement="trend: in the authors' trainer step (shared direction per mini-batch, every copy weighing 1/N) the "

@@ -43,7 +43,7 @@ REL_TOL = 0.03                                        # spec: periodogram ratio 
 
 # --------------------------------------------------------------------------- claims
 
-@claim(PAPER, "schedule_exact", stream="schedule",
+@claim(PAPER, "schedule_exact", source="code", ref="", stream="schedule",
        citation="[paper: code] FSGDM optimiser (yinleung/FSGDM) as restated in the spec: s = (step // delta) "
                 "delta, u = s/(s + c Sigma); errata: N + 1 distinct values, stage 0 delta - 1 steps, last 1 step",
        statement="for Sigma = 117000, N = 300, c = 0.033 the jitted u_t (code formula) equals an independent "
@@ -63,7 +63,7 @@ def schedule_exact(*, sigma, n_stages, seed):
                     note=f"{np.unique(u).size} distinct u, u_final = {u[-1]:.6f}, 1/(1+c) = {1 / (1 + C):.6f}")
 
 
-@claim(PAPER, "transfer_sympy", stream="algebra",
+@claim(PAPER, "transfer_sympy", source="derived", ref="", stream="algebra",
        citation="[derived] H(z) = v/(1 - u z^-1) of m_t = u m_{t-1} + v g_t (spec, filter algebra [I])",
        statement="|H(e^{iw})|^2 computed symbolically by sympy equals v^2/(1 - 2u cos w + u^2) (the numpy "
                  "transfer_power) at 64 frequencies for every stage u_k of the default schedule",
@@ -108,7 +108,7 @@ TF_SCALES = {"ci": dict(stages=(10, 300), n=2**20, n_runs=16, seglen=8192),
              "full": dict(stages=STAGES, n=2**20, n_runs=48, seglen=8192)}
 
 
-@claim(PAPER, "transfer_periodogram", stream="periodogram",
+@claim(PAPER, "transfer_periodogram", source="derived", ref="", stream="periodogram",
        citation="[derived] |H(e^{iw})|^2 = v^2/(1 - 2u cos w + u^2) (spec, filter algebra [I]; check 2)",
        statement="white N(0,1) noise through one FSGDM stage (full: stages 1, 10, 50, 300, u = 0.09 .. 0.968; ci: 10, 300; v = 1): the "
                  "Hann-windowed periodogram averaged over runs and over each of 64 bands of (0, pi) matches the "
@@ -125,7 +125,7 @@ def transfer_periodogram(*, stages, n, n_runs, seglen, seed):
                  note=f"{R.shape[1]} band ratios, mean {R.mean():.4f}")
 
 
-@claim(PAPER, "dc_gain", stream="algebra",
+@claim(PAPER, "dc_gain", source="derived", ref="", stream="algebra",
        citation="[derived] DC gain H(1) = v/(1 - u) = v (s + mu)/mu (spec, filter algebra [I])",
        statement="at every stage k = 0..N of the default schedule, v/(1 - u_k) = v (k delta + mu)/mu in exact "
                  "rationals (mu = c Sigma = 3861), and the stage filter's response to a constant unit input "
@@ -175,7 +175,7 @@ def _tail(df, method, u_fixed):
     return w.to_numpy()[:, -N_TAIL:].mean(1)
 
 
-@claim(PAPER, "lowpass_beats_highpass", stream="quadratic",
+@claim(PAPER, "lowpass_beats_highpass", source="paper", ref="abstract", stream="quadratic",
        citation="[paper] abstract: 'high-frequency gradient components are undesired in the late stages of "
                 "training' (an empirical finding on networks); instance and matched-DC-gain comparison are ours "
                 "(spec check 3, type B, as corrected by the errata); trend",

@@ -142,7 +142,7 @@ def _residual_reference(g, x):
     return math.sqrt(max(res.fun, 0.0))
 
 
-@claim(PAPER, "gap_and_residual_exact", stream="exact",
+@claim(PAPER, "gap_and_residual_exact", source="derived", ref="Sec. 2", stream="exact",
        citation="[paper] Sec. 2: GAP(pi) = max_{pi~ in X} <V(pi), pi~ - pi>, r^tan(pi) = min_{a in N_X(pi)} "
                 "||-V(pi) + a||; closed forms for simplices are [derived]",
        statement="on random payoff games (d1, d2 in 2..30) at interior and boundary (sparse) strategy profiles, "
@@ -179,7 +179,7 @@ def _fig1(n_games, T, d, seed, methods=F_METHODS):
     return fig1_sweep(methods, "full", d, n_games, T, seed)
 
 
-@claim(PAPER, "full_rate_gabp", stream="fig1_full",
+@claim(PAPER, "full_rate_gabp", source="code", ref="Theorem 4.1, Sec. 6, Figure 1", stream="fig1_full",
        citation="[paper] Theorem 4.1: GAP(pi^t) = O~(1/t) with full feedback; setup of Sec. 6 / Figure 1 (left) "
                 "from the repository configs (eta 0.05, T_sigma 10, mu 1, T 1000, d 50); spec check 1",
        statement="GABP (Algorithm 1) on random payoff games (d = 50, U[-1, 1], uniform start, eta = 0.05, "
@@ -199,7 +199,7 @@ def full_rate_gabp(*, n_games, T, d, seed):
                       f"{G[:, -1].mean():.3e}; eta = 0.05 lies above Theorem 4.1's range mu/(L+mu)^2 (about 0.015)")
 
 
-@claim(PAPER, "full_rate_apga", stream="fig1_full",
+@claim(PAPER, "full_rate_apga", source="code", ref="Sec. 1/4, Figure 1", stream="fig1_full",
        citation="[paper] Sec. 1/4: APGA's last-iterate rate O~(1/sqrt(T)) with full feedback (Abe et al. 2024); "
                 "repository config of Figure 1 (eta 0.05, T_sigma 20, mu 1)",
        statement="control: APGA (eq. (3)) on the same games with the repository's hyperparameters (T_sigma = "
@@ -218,7 +218,7 @@ def full_rate_apga(*, n_games, T, d, seed):
                       f"the arithmetic-mean curve {arith}; mean GAP(pi^{T + 1}) = {G[:, -1].mean():.3e}")
 
 
-@claim(PAPER, "gabp_slope_not_slower_than_apga", stream="fig1_full",
+@claim(PAPER, "gabp_slope_not_slower_than_apga", source="code", ref="Sec. 6, Figure 1", stream="fig1_full",
        citation="[paper] Sec. 6 / Figure 1 (left) as restated in the spec (check 1): GABP not slower than APGA; "
                 "errata: APGA is nearly as fast with the repository's hyperparameters",
        statement="on the same games, the 10%-trimmed mean over games of slope(GABP) - slope(APGA) (per-game "
@@ -242,7 +242,7 @@ def _log_ratio_final(df, a, b):
     return np.log(Ga[:, -1] / Gb[:, -1])
 
 
-@claim(PAPER, "gabp_final_gap_below_apga", stream="fig1_full",
+@claim(PAPER, "gabp_final_gap_below_apga", source="code", ref="Sec. 6, Figure 1", stream="fig1_full",
        citation="[paper] Sec. 6 / Figure 1 (left): GABP converges faster than APGA (spec check 1, read with the "
                 "errata: compare at the final gap); repository hyperparameters",
        statement="on the same games at T = 1000, GABP's last-iterate gap is no larger than APGA's on a typical "
@@ -286,7 +286,7 @@ def thm41_point(*, game: int, n_games: int, T: int, seed: int, game_seed: int) -
                          "T_sigma_real": p["T_sigma_real"], "T_sigma": p["T_sigma"]})
 
 
-@claim(PAPER, "theorem41_bound_holds", stream="thm41",
+@claim(PAPER, "theorem41_bound_holds", source="paper", ref="Theorem 4.1", stream="thm41",
        citation="[paper] Theorem 4.1 with its constants: for eta in (0, mu/(L+mu)^2), T_sigma = c max(1, 6 "
                 "ln(3(T+1))/ln(1+eta mu)), GAP(pi^t) <= 17 c D^2 (6 ln(3(T+1))/ln(1+eta mu) + 1)(mu + (1+eta "
                 "L)/eta)/(t-1) and r^tan the same with D, t = 2..T+1; spec check 2",
@@ -327,7 +327,7 @@ def lemma_b1_point(*, game: int, n_games: int, T: int, T_sigma: int, seed: int, 
     return pd.DataFrame(rows)
 
 
-@claim(PAPER, "lemma_b1_contraction", stream="thm41",
+@claim(PAPER, "lemma_b1_contraction", source="paper", ref="Lemma B.1, Theorem 4.1", stream="thm41",
        citation="[paper] Lemma B.1, eq. (6) (proof of Theorem 4.1): ||pi^{mu,sigma^k} - pi^t||^2 <= (1 + eta "
                 "mu)^{-(t - (k-1)T_sigma - 1)} ||pi^{mu,sigma^k} - sigma^k||^2, pi^{mu,sigma^k} the stationary "
                 "point of the mu-perturbed game with GABP's anchor (k sigma^k + sigma^1)/(k+1)",
@@ -343,7 +343,7 @@ def lemma_b1_contraction(*, n_games, T, T_sigma, seed):
                  note=f"{len(df)} periods; ratio range {df.max_ratio.min():.4f}-{df.max_ratio.max():.4f}")
 
 
-@claim(PAPER, "lemma22_gap_le_D_residual", stream="thm41",
+@claim(PAPER, "lemma22_gap_le_D_residual", source="paper", ref="Lemma 2.2", stream="thm41",
        citation="[paper] Lemma 2.2 (Cai et al. 2022a): GAP(pi) <= D r^tan(pi)",
        statement="along GABP runs (full and noisy feedback, 10x10 random payoff games, D = 2) the exactly "
                  "computed gap and tangent residual satisfy GAP(pi^t) <= D r^tan(pi^t) at every recorded t: "
@@ -375,7 +375,7 @@ N_SCALES = {"ci": dict(Ts=(300, 1000, 3000, 10000), n_games=12, d=10),
             "full": dict(Ts=(1000, 3000, 10000, 30000, 100000), n_games=40, d=10)}
 
 
-@claim(PAPER, "noisy_rate_gabp", stream="noisy",
+@claim(PAPER, "noisy_rate_gabp", source="paper", ref="Theorem 4.3", stream="noisy",
        citation="[paper] Theorem 4.3: E[GAP(pi^{T+1})] = O~(T^{-1/7}) with T_sigma = c max(T^{6/7}, 1), eta_t = "
                 "1/(kappa(t - T_sigma(k(t)-1)) + 2 theta), kappa = mu/2, theta = (3mu^2 + 8L^2)/(2mu); spec check 3",
        statement="GABP with noisy feedback (N(0, 0.1^2 I) added to each player's gradient) on random payoff games "
@@ -419,7 +419,7 @@ def regret_sweep(Ts, n_games, d, seed):
                                     game_seed=[gs]), seed=seed, progress=False, desc="gabp dynamic regret")
 
 
-@claim(PAPER, "dynamic_regret_log2", stream="regret",
+@claim(PAPER, "dynamic_regret_log2", source="paper", ref="Theorem 5.1, Theorem 4.1", stream="regret",
        citation="[paper] Theorem 5.1: DynamicReg_i(T) = O((ln T)^2) under Theorem 4.1's setup; spec check 4",
        statement="GABP with full feedback on 10x10 random payoff games in Theorem 4.1's setup (mu = L = ||A||_2, "
                  "eta = mu/(2(L+mu)^2), c = 1, T_sigma rounded up): the log-log slope of max_i DynamicReg_i(T)/"
@@ -439,7 +439,7 @@ def dynamic_regret_log2(*, Ts, n_games, d, window, seed):
                  note="mean DynReg/(ln T)^2 by T: " + ", ".join(f"{a}:{b:.2f}" for a, b in zip(tab["T"], tab.ratio)))
 
 
-@claim(PAPER, "dynamic_regret_below_summed_bound", stream="regret",
+@claim(PAPER, "dynamic_regret_below_summed_bound", source="derived", ref="Theorem 4.1, Theorem 5.1", stream="regret",
        citation="[derived] Theorem 4.1 summed over t: DynamicReg_i(T) <= sum_t GAP(pi^t) <= GAP(pi^1) + B D^2 "
                 "H_{T-1}, B = 17c(6 ln(3(T+1))/ln(1+eta mu) + 1)(mu + (1+eta L)/eta): an explicit (ln T)^2 bound "
                 "behind Theorem 5.1",

@@ -102,7 +102,7 @@ def ibr_table(n_instances: int, seed: int) -> pd.DataFrame:
 EQ_SCALES = {"ci": dict(n_instances=20), "full": dict(n_instances=500)}
 
 
-@claim(PAPER, "ibr_reaches_equilibrium", stream="game",
+@claim(PAPER, "ibr_reaches_equilibrium", source="derived", ref="abstract, best_response.py", stream="game",
        citation="[paper] abstract: GameOpt selects equilibria of the UCB game, configurations from which no variable "
                 "has an incentive to deviate; [code] melisilaydabal/gameopt solvers/best_response.py (IBR-UCB, "
                 "UCB = mu + beta sigma); [derived] that IBR reaches one: an identical-interest (potential) game on a "
@@ -128,7 +128,7 @@ def ibr_reaches_equilibrium(*, n_instances, seed):
                          f"{tab.fast_vs_enum.max():.1e}")
 
 
-@claim(PAPER, "ibr_ucb_strictly_increases", stream="game",
+@claim(PAPER, "ibr_ucb_strictly_increases", source="derived", ref="", stream="game",
        citation="[derived] UCB is an exact potential of the identical-interest UCB game: an improving move "
                 "increases it; spec check 1 (UCB non-decreasing across rounds)",
        statement="along every IBR-UCB path of ibr_reaches_equilibrium, UCB recomputed by enumeration (exact "
@@ -146,7 +146,7 @@ def ibr_ucb_strictly_increases(*, n_instances, seed):
                          f"{tab.min_step[np.isfinite(tab.min_step)].min():.3g}")
 
 
-@claim(PAPER, "one_round_is_not_enough", stream="game",
+@claim(PAPER, "one_round_is_not_enough", source="derived", ref="", stream="game",
        citation="[derived] control of spec check 1: the equilibrium check has power only if a non-iterated "
                 "best response (the code's nb_rounds = 1) is not already an equilibrium",
        statement="on the instances of ibr_reaches_equilibrium, the profile after a single best-response move "
@@ -185,7 +185,7 @@ def regret_table(n_draws: int, seed: int, methods=("gameopt", "random"), T=T_EVA
     return pd.concat([regret_runs(d, seed, methods, T) for d in range(n_draws)], ignore_index=True)
 
 
-@claim(PAPER, "regret_below_random_search", stream="regret",
+@claim(PAPER, "regret_below_random_search", source="paper", ref="Sec. 6", stream="regret",
        citation="[paper] Sec. 6 (GameOpt outperforms baselines on the protein benchmarks) as restated in spec "
                 "check 2: simple regret of GameOpt <= random search's, trend only",
        statement="on GP draws over X = {1..5}^6 (SE length scale 2 on one-hot features, beta = 2, 5 shared "

@@ -105,7 +105,7 @@ def prop1_table(small, large, n_gnn, seed):
     return pd.DataFrame(rows)
 
 
-@claim(PAPER, "prop1_orbit_mates_equal",
+@claim(PAPER, "prop1_orbit_mates_equal", source="paper", ref="Proposition 1",
        citation="[paper] Proposition 1 (section 3): under Assumption 1, f(A)_i = f(A)_pi(i) for a formulation "
                 "symmetry pi; spec check 1",
        statement="a random-weight 4-half-layer bipartite GNN gives identical outputs to all variables of an orbit "
@@ -117,7 +117,7 @@ def prop1_orbit_mates_equal(*, small, large, n_gnn, seed):
                     what="max within-orbit |f_i - f_j|", data=t)
 
 
-@claim(PAPER, "prop1_equivariance",
+@claim(PAPER, "prop1_equivariance", source="paper", ref="",
        citation="[paper] Assumption 1: f(pi^c(A)) = pi^v(f(A)), invariant to constraint permutations; spec check 1",
        statement="the GNN is equivariant to random variable permutations and invariant to random constraint "
                  "permutations (value: max |f(pi, sigma (A))_pi(j) - f(A)_j|; <= 1e-12)",
@@ -132,7 +132,7 @@ REFINE_SCALES = {"ci": dict(small=SMALL["ci"], large=LARGE["ci"]), "full": dict(
                                                                                large=LARGE["full"])}
 
 
-@claim(PAPER, "refinement_matches_orbits",
+@claim(PAPER, "refinement_matches_orbits", source="derived", ref="",
        citation="[derived] colour refinement classes contain the orbits; spec: orbits by brute force over S_n "
                 "for n <= 8 and a faster refinement for larger n, checked against each other",
        statement="colour-refinement classes equal the brute-force orbits (n <= 8) and the analytic item-row "
@@ -174,7 +174,7 @@ def aug_table(small, large, draws, seed):
     return pd.DataFrame(rows)
 
 
-@claim(PAPER, "orbit_augmentation_distinguishes",
+@claim(PAPER, "orbit_augmentation_distinguishes", source="paper", ref="Algorithm 1",
        citation="[paper] section 4 (distinguishability principle, Algorithm 1 Orbit); spec check 2",
        statement="after Orbit augmentation (Algorithm 1) the outputs of a random-weight GNN are pairwise distinct "
                  "within every orbit in every draw (the n <= 8 instances, 100 draws of weights and z each) (value: min over draws and within-orbit pairs of |f_i - f_j|; "
@@ -205,7 +205,7 @@ def card_table(small):
     return pd.DataFrame(rows)
 
 
-@claim(PAPER, "cardinality_orbit",
+@claim(PAPER, "cardinality_orbit", source="paper", ref="",
        citation="[paper] section 4.3.2: c_o = prod_k |O_k|!; spec check 3",
        statement="the number of distinct z Algorithm 1 can produce, enumerated, equals prod_k |O_k|! on every "
                  "instance (value: max |count - formula|; exact 0)",
@@ -216,7 +216,7 @@ def cardinality_orbit(*, small, seed):
                     atol=0.0, what="count - prod |O_k|!", data=t)
 
 
-@claim(PAPER, "cardinality_orbit_plus",
+@claim(PAPER, "cardinality_orbit_plus", source="paper", ref="",
        citation="[paper] section 4.3.2, Orbit+; the reading (errata): c! once per class of column-coupled "
                 "orbits of size c, |O_k|! per uncoupled orbit; spec check 3",
        statement="the number of distinct z Orbit+ can produce, enumerated, equals prod over coupled classes of "
@@ -228,7 +228,7 @@ def cardinality_orbit_plus(*, small, seed):
                     atol=0.0, what="count - prod_classes c!", data=t)
 
 
-@claim(PAPER, "cardinality_order",
+@claim(PAPER, "cardinality_order", source="paper", ref="",
        citation="[paper] section 4.3.2: c_{o+} < c_o < c_p (< c_u = infinity); spec check 3",
        statement="on every instance (each has a class of >= 2 coupled orbits) c_{o+} < c_o < n! holds for the "
                  "enumerated counts (value: number of instances violating it; exact 0)",
@@ -265,7 +265,7 @@ def prop2_table(small, draws, seed):
     return pd.DataFrame(rows)
 
 
-@claim(PAPER, "prop2_positive_min_loss",
+@claim(PAPER, "prop2_positive_min_loss", source="paper", ref="Proposition 2",
        citation="[paper] Proposition 2: violating isomorphic consistency makes the minimal training loss "
                 "positive; spec check 4 (equivariance-constrained least squares)",
        statement="for isomorphic pairs with z' = pi(z) and labels not related by pi, the least-squares minimum of "
@@ -278,7 +278,7 @@ def prop2_positive_min_loss(*, small, draws, seed):
                  note=f"consistent labels: max min-loss {t.min_loss_consistent.max():.1e}")
 
 
-@claim(PAPER, "prop2_closed_form",
+@claim(PAPER, "prop2_closed_form", source="derived", ref="",
        citation="[derived] theorylab.exact.ilp_orbits.constrained_lstsq_min: min_y |y - x|^2 + |P y - x'|^2 = "
                 "|x - P^-1 x'|^2/2, zero iff x' = pi(x)",
        statement="the least-squares minimum (numpy lstsq) equals the closed form |x - pi^-1 x'|^2/2 for consistent "

@@ -81,7 +81,7 @@ SCALES = {"ci": dict(L=12, n=12, n_instances=2), "full": dict(L=12, n=12, n_inst
 
 
 
-@claim(PAPER, "exact_last_k_layers", citation=CITE_THM1,
+@claim(PAPER, "exact_last_k_layers", source="derived", ref="Theorem 1", citation=CITE_THM1,
        statement="g^(k)_i = g_i (BP) for every i >= L - k and every k in [0, L], relative error <= 1e-12, on residual "
                  "tanh MLPs (L = 12, width 12) and transformer-like stacks (8 attention/FF blocks on 3 x 4 tokens)",
        scales=SCALES)
@@ -91,7 +91,7 @@ def exact_last_k_layers(*, L, n, n_instances, seed):
                     what="(g^(k)_i - g_i)/g_i, i >= L-k", data=df)
 
 
-@claim(PAPER, "full_depth_is_bp", citation=CITE_THM1,
+@claim(PAPER, "full_depth_is_bp", source="derived", ref="Theorem 1", citation=CITE_THM1,
        statement="L Highway-BP steps give backpropagation: max_i |g^(L)_i - g_i| / |g_i| <= 1e-12",
        scales=SCALES)
 def full_depth_is_bp(*, L, n, n_instances, seed):
@@ -100,7 +100,7 @@ def full_depth_is_bp(*, L, n, n_instances, seed):
                     what="(g^(L) - g)/g", data=df)
 
 
-@claim(PAPER, "error_is_path_tail", citation=CITE_THM1 + "; the tail from the marker polynomial is [derived]",
+@claim(PAPER, "error_is_path_tail", source="derived", ref="Theorem 1", citation=CITE_THM1 + "; the tail from the marker polynomial is [derived]",
        statement="g_0 - g^(k)_0 = sum_{m>k} c_{0,m}, the coefficients of z^m in prod_j (I + z J_j^T) g_L computed "
                  "layer by layer (independent of the iteration), relative error <= 1e-10 for every k",
        scales=SCALES)
@@ -110,7 +110,7 @@ def error_is_path_tail(*, L, n, n_instances, seed):
                     what="((g_0 - g^(k)_0) - tail)/g_0", data=df)
 
 
-@claim(PAPER, "polynomial_matches_sympy", citation="[derived] path expansion of prod (I + z J_j^T) g_L",
+@claim(PAPER, "polynomial_matches_sympy", source="derived", ref="", citation="[derived] path expansion of prod (I + z J_j^T) g_L",
        statement="the float64 marker-polynomial coefficients equal sympy's exact expansion (entries converted to "
                  "rationals) on tiny instances (L = 4 blocks, n = 3 MLP; 2 attention layers on 2 x 2 tokens), "
                  "absolute error <= 1e-12",
@@ -147,7 +147,7 @@ def decay_table(L, n, n_instances, seed) -> pd.DataFrame:
     return t
 
 
-@claim(PAPER, "decay_bound", citation="[derived] ||c_{0,m}|| <= binom(L, m) rho^m ||g_L|| (spec, [I]); one-sided",
+@claim(PAPER, "decay_bound", source="derived", ref="", citation="[derived] ||c_{0,m}|| <= binom(L, m) rho^m ||g_L|| (spec, [I]); one-sided",
        statement="with ||J_j||_2 <= rho = 0.3 (L = 12 MLP blocks): ||g_0 - g^(k)_0|| / ||g_L|| <= rho^{k+1} C(L, k) "
                  "for every k < L (value: max over k and instances of error / bound; claim <= 1)",
        scales={"ci": dict(L=12, n=12, n_instances=2), "full": dict(L=24, n=16, n_instances=10)})

@@ -127,7 +127,7 @@ def _rate(df, col, variant, seed):
     return fit, summary
 
 
-@claim(PAPER, "avg_ca_distance_rate", stream="horizon",
+@claim(PAPER, "avg_ca_distance_rate", source="derived", ref="Theorem 1", stream="horizon",
        citation="Theorem 1 [3rd-party: spec's reading of the full text], O(eps^-2) iterations for eps-level average "
                 "CA distance; update: the spec's regularised MGDA form [I]; step sizes [derived]",
        statement="deterministic MGDA (alpha = 1/(2 l(2 G_0)), beta = beta_max T^{-1/2}, w_0 uniform) on the "
@@ -167,7 +167,7 @@ F_SCALES = {"ci": dict(n_instances=32, horizons=(256, 512, 1024, 2048)),
             "full": dict(n_instances=64, horizons=(256, 512, 1024, 2048, 4096, 8192, 16384))}
 
 
-@claim(PAPER, "avg_ca_distance_rate_far_field", stream="far_field",
+@claim(PAPER, "avg_ca_distance_rate_far_field", source="derived", ref="Theorem 1", stream="far_field",
        citation="Theorem 1 [3rd-party: spec's reading of the full text], eps-level average CA distance in O(eps^-2) "
                 "iterations; spec check 1's tolerance (slope <= -0.5 + 0.1), which covers the [derived] "
                 "pre-asymptotic term (c sqrt(T)/2) e^{-c sqrt T}/(1 - e^{-c sqrt T}) of a fixed G; update [I], step "
@@ -190,7 +190,7 @@ def avg_ca_distance_rate_far_field(*, n_instances, horizons, seed):
                       "in the window")
 
 
-@claim(PAPER, "avg_pareto_stationarity_rate", stream="horizon",
+@claim(PAPER, "avg_pareto_stationarity_rate", source="derived", ref="Theorem 1", stream="horizon",
        citation="Theorem 1 [3rd-party: spec's reading of the full text], O(eps^-2) iterations to an "
                 "eps-Pareto-stationary point (on average); update [I], step sizes [derived]",
        statement="same runs: the average Pareto stationarity (1/T) sum_{t<T} ||G_t w_t*|| decays at least like "
@@ -205,7 +205,7 @@ def avg_pareto_stationarity_rate(*, n_instances, horizons, seed):
                       f"{tab['geo_mean'].iloc[-1]:.3g} at T = {int(tab['T'].iloc[-1])}")
 
 
-@claim(PAPER, "fa_within_2x_of_mgda", stream="horizon",
+@claim(PAPER, "fa_within_2x_of_mgda", source="third-party", ref="Theorems", stream="horizon",
        citation="Theorems 4-5 [3rd-party: spec's reading], MGDA-FA has MGDA's guarantees; spec check 2 (within "
                 "2x as a trend); FA in the errata's previous-step reading",
        statement="same instances and step sizes, largest horizon: the final Pareto stationarity ||G_T w_T*|| of "
@@ -230,7 +230,7 @@ def fa_within_2x_of_mgda(*, n_instances, horizons, seed):
 
 # --------------------------------------------------------------------------- exact / derived claims
 
-@claim(PAPER, "fa_identity_quadratic", stream="quadratic",
+@claim(PAPER, "fa_identity_quadratic", source="derived", ref="", stream="quadratic",
        citation="[derived] second-order Taylor expansion, exact on quadratics (spec check 3 [I]), applied to the "
                 "errata's previous-step FA estimate",
        statement="along MGDA-FA runs on random quadratics F_i = 1/2 (x - c_i)^T H_i (x - c_i) (K = 3, d = 10, "
@@ -254,7 +254,7 @@ def fa_identity_quadratic(*, n_instances, T, seed):
                          " (so qhat is not G^T G w itself)")
 
 
-@claim(PAPER, "generalized_smoothness_of_instance", stream="gs",
+@claim(PAPER, "generalized_smoothness_of_instance", source="derived", ref="", stream="gs",
        citation="Assumption 2 [3rd-party: spec's reading] with l(a) = L0 + L1 a; constants [derived] "
                 "(mgda.smoothness_constants)",
        statement="the log-cosh + exp instances satisfy ||grad^2 F_i(x)|| <= L0_i + L1_i ||grad F_i(x)|| with the "
@@ -283,7 +283,7 @@ def generalized_smoothness_of_instance(*, n_instances, n_points, seed):
                       f"||grad^2 F_i|| / (L0_i + L1_i ||grad F_i||) = {tab.tightness.max():.3g}")
 
 
-@claim(PAPER, "warm_start_iterationwise_ca", stream="warm",
+@claim(PAPER, "warm_start_iterationwise_ca", source="derived", ref="Section 5, Theorem 2", stream="warm",
        citation="Section 5 / Theorem 2 [3rd-party: spec's reading] (warm-started rho-regularised weights, iteration-"
                 "wise CA distance); the per-iteration bound is [derived]: CA(w_rho*) <= sqrt(rho (1 - 1/K)) and N "
                 "projected steps contract by (1 - beta rho)^N",

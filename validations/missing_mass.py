@@ -151,7 +151,7 @@ def _ratio_estimate(df, predicted, rtol, note):
 
 # --------------------------------------------------------------------------- claims
 
-@claim(PAPER, "characterisation_identity",
+@claim(PAPER, "characterisation_identity", source="paper", ref="Sec. 3, abstract",
        citation="Sec. 3 characterisation of E[M_0] by the f_k (abstract); exact form derived in our spec",
        statement="E[M_0(n)] = sum_{k=1}^n (-1)^(k-1) E[Phi_k(n)]/C(n,k) + (-1)^n sum_x p_x^(n+1) and "
                  "E[M_0(n)] = E[Phi_1(n+1)]/(n+1), exactly, for every p",
@@ -186,7 +186,7 @@ def characterisation_identity(*, instances, brute, seed):
                     data=pd.DataFrame(rows), note=f"exact rationals; {brute} instances by full enumeration")
 
 
-@claim(PAPER, "table2_good_turing", citation="Table 2 (uniform, S = 100), authors' min-bias-table.ipynb output",
+@claim(PAPER, "table2_good_turing", source="code", ref="Table 2, min-bias-table.ipynb", citation="Table 2 (uniform, S = 100), authors' min-bias-table.ipynb output",
        statement="Good–Turing bias and variance, and |bias| = S^-n of the minimal-bias estimator, for "
                  "uniform S = 100, n in {100, 500, 1000}, to 1e-6 relative",
        scales={"ci": dict(ns=(100, 500, 1000)), "full": dict(ns=(100, 500, 1000))})
@@ -207,7 +207,7 @@ def table2_good_turing(*, ns, seed):
                     note="GT moments by the float64 pairwise formulas; minimal-bias bias in exact rationals")
 
 
-@claim(PAPER, "table2_minimal_bias_variance",
+@claim(PAPER, "table2_minimal_bias_variance", source="paper", ref="Table 2",
        citation="Table 2 (uniform, S = 100): variance of the minimal-bias estimator",
        statement="Variance of the minimal-bias estimator sum (-1)^(k-1) Phi_k/C(n,k), uniform S = 100, "
                  "n in {100, 500, 1000}, equals the published 2.351537e-3, 1.144536e-5, 4.344125e-8 (1e-6 rel.)",
@@ -246,7 +246,7 @@ MC_CONFIGS = (("uniform", 100, 50), ("half", 100, 100), ("zipf", 200, 200), ("zi
               ("dirihalf", 100, 100))
 
 
-@claim(PAPER, "gt_mse_monte_carlo",
+@claim(PAPER, "gt_mse_monte_carlo", source="paper", ref="Sec. 4",
        citation="Sec. 4 fitness: MSE = bias^2 + Var(est) + Var(M_0) - 2 Cov(est, M_0) (exact pairwise formulas)",
        statement="The exact MSE E[(Phi_1(n)/n - M_0(n))^2] agrees with Monte Carlo for several (S, n, p) and an "
                  "estimator using prefixes n' < n: precision-weighted mean of MC/exact = 1 within its CI",
@@ -275,7 +275,7 @@ def gt_mse_monte_carlo(*, reps, seed):
                          f"({worst.distribution}, S={worst.S}, n={worst.n}, {worst.estimator})")
 
 
-@claim(PAPER, "mutation_invariance", citation="Sec. 4 mutation operators (identities g(n,k) = g(n+1,k) + g(n+1,k+1))",
+@claim(PAPER, "mutation_invariance", source="paper", ref="Sec. 4", citation="Sec. 4 mutation operators (identities g(n,k) = g(n+1,k) + g(n+1,k+1))",
        statement="Every mutation keeps E[estimator] = E[M_0(n)] for every p (exact, after many random mutations); "
                  "the projected estimator's bias is exactly sum_(k<=n) a_(n+1,k) E[g_(k+1)(n+1)] "
                  "- a_(n+1,n+1) E[g_(n+1)(n+1)]",
@@ -316,7 +316,7 @@ def mutation_invariance(*, chains, steps, seed):
                          f"{drift:.3g} in 20 steps (it is not the identity of the paper)")
 
 
-@claim(PAPER, "headline_success_rate", stream="headline",
+@claim(PAPER, "headline_success_rate", source="paper", ref="Table 3", stream="headline",
        citation="Abstract (v2) and Table 3: evolved MSE < Good–Turing MSE in >93% of runs with n >= S",
        statement="The distribution-free search finds an estimator with smaller MSE (under the true p) than "
                  "Good–Turing in more than 93% of runs when n >= S",
@@ -329,7 +329,7 @@ def headline_success_rate(*, dists, grid, seeds, max_gen, threshold, seed):
                                  f"{len(df)} runs, max_gen={max_gen}")
 
 
-@claim(PAPER, "headline_mse_ratio", stream="headline",
+@claim(PAPER, "headline_mse_ratio", source="paper", ref="Table 3", stream="headline",
        citation="Abstract (v2): 'our estimators' MSE is roughly 80% of the Good-Turing estimator's'; Table 3",
        statement="Mean MSE ratio evolved / Good–Turing (true p, runs with n >= S) is about 0.8 (±10% rel.)",
        scales=HEADLINE_SCALES, expect_reproduced=False,
@@ -344,7 +344,7 @@ def headline_mse_ratio(*, dists, grid, seeds, max_gen, seed):
     return _ratio_estimate(df, 0.8, 0.1, f"{len(df)} runs, max_gen={max_gen}, expectation-preserving mutations")
 
 
-@claim(PAPER, "headline_mse_ratio_authors_code", stream="headline",
+@claim(PAPER, "headline_mse_ratio_authors_code", source="code", ref="Table 3, helpf1var.py", stream="headline",
        citation="Abstract (v2), Table 3, with mutation, projection, pruning as coded in helpf1var.py (mut, mut_avail)",
        statement="With the authors' case-2 mutation, Phi-coordinate projection and pruning, the mean MSE ratio "
                  "evolved / Good–Turing (true p, n >= S) is about 0.8 (±10% rel.)",
@@ -363,7 +363,7 @@ def headline_mse_ratio_authors_code(*, dists, grid, seeds, max_gen, seed):
     return est
 
 
-@claim(PAPER, "family_optimum",
+@claim(PAPER, "family_optimum", source="paper", ref="Sec. 4",
        citation="Abstract + Sec. 4: evolved estimators are representations of E[M_0] (implied by the ~0.8 headline)",
        statement="The expectation-preserving family (atoms m in [n-6, n+1], k <= 8) contains an estimator whose "
                  "exact MSE under the true p is at most 0.88 (0.8 + 10%) of Good–Turing's",

@@ -123,27 +123,27 @@ def _known(law, nu, p, objective="quadratic"):
                 scales=RATE_SCALES if objective == "quadratic" else COSH_SCALES, stream=f"rate_{objective}")
 
 
-@claim(PAPER, "known_p_rate_p13", **_known("student_t", 1.5, 1.3))
+@claim(PAPER, "known_p_rate_p13", source="derived", ref="Theorem 3.2, abstract, Algorithm 1", **_known("student_t", 1.5, 1.3))
 def known_p_rate_p13(*, Ts, n_runs, seed):
     return _rate_claim("quadratic", "known_p", "student_t", 1.5, 1.3, Ts, n_runs, seed)
 
 
-@claim(PAPER, "known_p_rate_p15", **_known("student_t", 1.8, 1.5))
+@claim(PAPER, "known_p_rate_p15", source="derived", ref="Theorem 3.2, abstract, Algorithm 1", **_known("student_t", 1.8, 1.5))
 def known_p_rate_p15(*, Ts, n_runs, seed):
     return _rate_claim("quadratic", "known_p", "student_t", 1.8, 1.5, Ts, n_runs, seed)
 
 
-@claim(PAPER, "known_p_rate_p2", **_known("student_t", 3.0, 2.0))
+@claim(PAPER, "known_p_rate_p2", source="derived", ref="Theorem 3.2, abstract, Algorithm 1", **_known("student_t", 3.0, 2.0))
 def known_p_rate_p2(*, Ts, n_runs, seed):
     return _rate_claim("quadratic", "known_p", "student_t", 3.0, 2.0, Ts, n_runs, seed)
 
 
-@claim(PAPER, "known_p_rate_pareto", **_known("pareto", 1.6, 1.4))
+@claim(PAPER, "known_p_rate_pareto", source="derived", ref="Theorem 3.2, abstract, Algorithm 1", **_known("pareto", 1.6, 1.4))
 def known_p_rate_pareto(*, Ts, n_runs, seed):
     return _rate_claim("quadratic", "known_p", "pareto", 1.6, 1.4, Ts, n_runs, seed)
 
 
-@claim(PAPER, "cosh_known_p_rate", **_known("student_t", 1.8, 1.5, objective="cosh"))
+@claim(PAPER, "cosh_known_p_rate", source="derived", ref="Theorem 3.2, abstract, Algorithm 1", **_known("student_t", 1.8, 1.5, objective="cosh"))
 def cosh_known_p_rate(*, Ts, n_runs, seed):
     return _rate_claim("cosh", "known_p", "student_t", 1.8, 1.5, Ts, n_runs, seed)
 
@@ -160,17 +160,17 @@ def _unknown(law, nu, p):
                 scales=RATE_SCALES, stream="rate_quadratic")
 
 
-@claim(PAPER, "unknown_p_rate_p13", **_unknown("student_t", 1.5, 1.3))
+@claim(PAPER, "unknown_p_rate_p13", source="derived", ref="Theorem 3.6, abstract, Algorithm 1", **_unknown("student_t", 1.5, 1.3))
 def unknown_p_rate_p13(*, Ts, n_runs, seed):
     return _rate_claim("quadratic", "unknown_p", "student_t", 1.5, 1.3, Ts, n_runs, seed)
 
 
-@claim(PAPER, "unknown_p_rate_p15", **_unknown("student_t", 1.8, 1.5))
+@claim(PAPER, "unknown_p_rate_p15", source="derived", ref="Theorem 3.6, abstract, Algorithm 1", **_unknown("student_t", 1.8, 1.5))
 def unknown_p_rate_p15(*, Ts, n_runs, seed):
     return _rate_claim("quadratic", "unknown_p", "student_t", 1.8, 1.5, Ts, n_runs, seed)
 
 
-@claim(PAPER, "momentum_off_slower", stream="rate_quadratic",
+@claim(PAPER, "momentum_off_slower", source="derived", ref="Lemma 4.3", stream="rate_quadratic",
        citation="spec check 1 ('no momentum (beta = 0) gives a visibly slower rate for p < 2') and errata ('the "
                 "beta = 0 control is slower') [derived, control]; the paper's momentum is what Lemma 4.3 exploits "
                 "[3rd-party]",
@@ -245,17 +245,17 @@ def _ema_exact_claim(nu, omb, n, n_runs, seed):
                       f"{n} stationary steps x {n_runs} runs per point")
 
 
-@claim(PAPER, "ema_exact_t15", **_ema_meta(1.5))
+@claim(PAPER, "ema_exact_t15", source="derived", ref="Lemma 4.3", **_ema_meta(1.5))
 def ema_exact_t15(*, omb, n, n_runs, seed):
     return _ema_exact_claim(1.5, omb, n, n_runs, seed)
 
 
-@claim(PAPER, "ema_exact_t18", **_ema_meta(1.8))
+@claim(PAPER, "ema_exact_t18", source="derived", ref="Lemma 4.3", **_ema_meta(1.8))
 def ema_exact_t18(*, omb, n, n_runs, seed):
     return _ema_exact_claim(1.8, omb, n, n_runs, seed)
 
 
-@claim(PAPER, "ema_exact_t3", **_ema_meta(3.0))
+@claim(PAPER, "ema_exact_t3", source="derived", ref="Lemma 4.3", **_ema_meta(3.0))
 def ema_exact_t3(*, omb, n, n_runs, seed):
     return _ema_exact_claim(3.0, omb, n, n_runs, seed)
 

@@ -97,7 +97,7 @@ def _crossover(oracle, n_runs, n_bisect, seed):
                          f"{PAPER_LEVELS[oracle]:.3g}")
 
 
-@claim(PAPER, "first_order_crossover",
+@claim(PAPER, "first_order_crossover", source="derived", ref="",
        citation="[derived] saddle.critical_displacement / critical_noise: trapped iff |xi_d| <= x_c, "
                 "gamma x_c - q x_c^3 = nu; xi ~ Uniform(B(0, r)) so xi_d^2/r^2 ~ Beta(1/2, (d+1)/2)",
        statement="with the saddle-trapping gradient oracle (||e|| <= nu), the median over runs of the largest "
@@ -108,7 +108,7 @@ def first_order_crossover(*, n_runs, n_bisect, seed):
     return _crossover("gradient", n_runs, n_bisect, seed)
 
 
-@claim(PAPER, "zeroth_order_crossover",
+@claim(PAPER, "zeroth_order_crossover", source="derived", ref="",
        citation="[derived] saddle.critical_displacement: the flattening value adversary n = clip(-phi_d, 0, nu) "
                 "makes f~ flat on |x_d| <= w, phi_d(w) = -nu; central differences of step h = sqrt(nu) trap "
                 "iff |xi_d| <= w - h",
@@ -123,7 +123,7 @@ def zeroth_order_crossover(*, n_runs, n_bisect, seed):
 FRACTION_SCALES = {"ci": dict(n_runs=400), "full": dict(n_runs=4000)}
 
 
-@claim(PAPER, "zeroth_order_paper_level",
+@claim(PAPER, "zeroth_order_paper_level", source="paper", ref="abstract",
        citation="[paper, abstract] 'perturbed gradient descent is robust to the noise of O(eps^6/d^4) ... on the "
                 "zeroth-order oracle' (constant 1); spec quantum_sosp proposed check (>= 0.95)",
        statement="at the zeroth-order level nu = eps^6/d^4 = 1e-10 (adversarial value oracle, h = sqrt(nu)) PGD "
@@ -146,7 +146,7 @@ def _run_table(run, oracle):
 ABOVE = 10.0   # multiple of nu_1/2 at which "above the threshold" is tested
 
 
-@claim(PAPER, "fails_above_crossover",
+@claim(PAPER, "fails_above_crossover", source="derived", ref="",
        citation="[derived] saddle.escape_probability at 10 nu_1/2 (value oracle): 0.011",
        statement="at 10x the derived crossover the adversarial value oracle stops the escape: the fraction of runs "
                  "reaching an (eps, sqrt(eps))-SOSP is <= 1/2 (measured with its 95% Clopper-Pearson interval)",
@@ -161,7 +161,7 @@ def fails_above_crossover(*, n_runs, seed):
                  note=f"nu = {nu:.3g}; derived escape probability {pred:.4f}")
 
 
-@claim(PAPER, "random_noise_escapes",
+@claim(PAPER, "random_noise_escapes", source="derived", ref="",
        citation="[derived] errata quantum_sosp: 'with random (non-adversarial) noise escape happens at every noise "
                 "level'; the noise itself moves x_d off the stable manifold",
        statement="random bounded noise of the same level (10 nu_1/2; uniform value noise, h = sqrt(nu)) does not "
@@ -176,7 +176,7 @@ def random_noise_escapes(*, n_runs, seed):
                          f"differences, ~sqrt(nu) per coordinate, blur the stationarity test)")
 
 
-@claim(PAPER, "first_order_paper_level",
+@claim(PAPER, "first_order_paper_level", source="paper", ref="abstract",
        citation="[paper, abstract] 'robust to the noise of ... O(eps/d^{0.5+zeta}) for any zeta > 0 on the ... "
                 "first-order oracle', read with constant 1 and zeta = 0.1",
        statement="at the first-order level nu = eps/d^0.6 (constant 1; saddle-trapping gradient oracle, r = eps) PGD "
@@ -203,7 +203,7 @@ def _dim_point(*, d: int, n_runs: int, n_bisect: int, seed: int) -> dict:
                 predicted=S.critical_noise(0.5, oracle="gradient", d=d, r=R))
 
 
-@claim(PAPER, "first_order_dimension_slope",
+@claim(PAPER, "first_order_dimension_slope", source="derived", ref="abstract",
        citation="[derived] saddle.critical_noise: nu_1/2(d) = gamma r s(d) - q (r s(d))^3, s(d)^2 the median of "
                 "Beta(1/2, (d+1)/2) (~0.455/d), so nu_1/2 ~ eps/sqrt(d) for r = eps; compared with the abstract's "
                 "first-order level O(eps/d^{0.5+zeta}) [paper, abstract]",

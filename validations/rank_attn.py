@@ -69,7 +69,7 @@ def bound_table(*, d, N, n, seed) -> pd.DataFrame:
 FULL_SCALES = {"ci": dict(d=16, N=8, n=200), "full": dict(d=16, N=8, n=20000)}
 
 
-@claim(PAPER, "full_rank_bound",
+@claim(PAPER, "full_rank_bound", source="derived", ref="",
        citation="[derived] theorylab.exact.attention (module docstring): |z - x_{i*}| <= 2 sum_{j != i*} "
                 "exp(-beta(q.x_{i*} - q.x_j)) <= 2 (N - 1) exp(-beta Delta) for W_QK = beta I, V = I",
        statement="on random unit-norm instances (d = 16, N = 8), for beta in {1, 4, 16, 64}, the full-rank head's "
@@ -94,7 +94,7 @@ def represent_point(*, d, N, n, seed):
 REP_SCALES = {"ci": dict(d=16, Ns=(2, 8, 64), n=50), "full": dict(d=16, Ns=(2, 8, 64, 512), n=1000)}
 
 
-@claim(PAPER, "full_rank_any_context",
+@claim(PAPER, "full_rank_any_context", source="derived", ref="abstract",
        citation="[paper] abstract: a natural target is represented by a single full-rank head at any context "
                 "length; [derived] beta = log(2 (N - 1)/eps)/Delta from the bound of theorylab.exact.attention",
        statement="one full-rank head (W_QK = beta I, V = I) with beta = log(2 (N - 1)/1e-12)/Delta represents the "
@@ -109,7 +109,7 @@ def full_rank_any_context(*, d, Ns, n, seed):
 SLOPE_SCALES = {"ci": dict(d=16, N=8, n=200), "full": dict(d=16, N=8, n=5000)}
 
 
-@claim(PAPER, "full_rank_rate",
+@claim(PAPER, "full_rank_rate", source="derived", ref="",
        citation="[derived] theorylab.exact.attention: the error is sum_j p_j (x_j - x_{i*}), p_j ~ e^{-beta gap_j}, "
                 "so d log(error)/d beta -> -Delta; for beta Delta >= 200 the correction is below 5% (the "
                 "second gap's term is at most x e^{-200 x} (N - 2) |x_j - x_{i*}|/|x_2 - x_{i*}| relative)",
@@ -169,7 +169,7 @@ def _cells(df):
     return df.groupby(["d", "H"])[["train_mse", "test_mse", "lower_bound", "full_rank_mse"]].mean().reset_index()
 
 
-@claim(PAPER, "rank1_lower_bound", stream="fit",
+@claim(PAPER, "rank1_lower_bound", source="derived", ref="", stream="fit",
        citation="[derived] theorylab.exact.attention.subspace_lower_bound: H heads of rank r with H r < d cannot "
                 "tell q from its reflection across a direction orthogonal to all Q_h, so MSE >= E|t(q) - t(Rq)|^2/4",
        statement="fitted rank-1 heads with H < d (N = 2, d in {4, 6, 8}) have test MSE at least the reflection lower "
@@ -182,7 +182,7 @@ def rank1_lower_bound(*, dims, heads, reps, n_train, n_test, restarts, maxiter, 
     return Bound(value=m, bound=0.0, side=">=", ci=(lo, hi), data=_cells(df))
 
 
-@claim(PAPER, "rank1_error_grows_with_d", stream="fit",
+@claim(PAPER, "rank1_error_grows_with_d", source="paper", ref="abstract", stream="fit",
        citation="[paper] abstract: low-rank attention needs exponentially many heads in the dimension; spec check 2 "
                 "(trend B): at fixed H the best rank-1 error increases with d",
        statement="trend: at every fixed number of rank-1 heads H, the fitted test MSE at d = 8 exceeds that at d = 4 "
@@ -201,7 +201,7 @@ def rank1_error_grows_with_d(*, dims, heads, reps, n_train, n_test, restarts, ma
     return Bound(value=m, bound=0.0, side=">=", ci=(lo, hi), data=_cells(df))
 
 
-@claim(PAPER, "rank1_vs_full_rank", stream="fit",
+@claim(PAPER, "rank1_vs_full_rank", source="paper", ref="abstract", stream="fit",
        citation="[paper] abstract: a single full-rank head represents the target while low-rank attention needs "
                 "many heads; spec check 2: one full-rank head reaches <= 1e-3 (checked in full_rank_head_mse)",
        statement="no fit of H <= 8 rank-1 heads (d in {4, 6, 8}, N = 2) reaches the test MSE 1e-3 that one "
@@ -223,7 +223,7 @@ def full_mse_point(*, d, n, seed) -> dict:
     return dict(d=d, n=n, mse=m, lo=lo, hi=hi)
 
 
-@claim(PAPER, "full_rank_head_mse",
+@claim(PAPER, "full_rank_head_mse", source="derived", ref="abstract",
        citation="[paper] abstract: a single full-rank head represents the target; spec check 2: one full-rank head "
                 "reaches <= 1e-3; [derived] the head W_QK = beta I, V = I of theorylab.exact.attention",
        statement="one full-rank head (W_QK = 1000 I, V = I) has test MSE <= 1e-3 on the N = 2 nearest-neighbour "

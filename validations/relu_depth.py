@@ -87,7 +87,7 @@ def construction_point(*, n, n_points, certify, tropical, seed):
 
 # --------------------------------------------------------------------------- claims
 
-@claim(PAPER, "fn_construction_exact",
+@claim(PAPER, "fn_construction_exact", source="paper", ref="Sec. 1, abstract",
        citation="Sec. 1 (upper bound ceil(log2(n+1)), HBDS NeurIPS'21); abstract",
        statement="The balanced max-tournament represents F_n = max(0, x_1..x_n) exactly for n = 1..32 with "
                  "ceil(log2(n+1)) hidden layers and weights in {-1, 0, 1}",
@@ -143,7 +143,7 @@ INVARIANT_FULL = ((3, (7,), 1, 2, 30), (3, (7,), 10, 3, 30), (3, (7,), 2, 3, 30)
                   (4, (5, 3), 5, 2, 6))
 
 
-@claim(PAPER, "volume_invariant",
+@claim(PAPER, "volume_invariant", source="derived", ref="Thm 4",
        citation="Thm 4 (proof idea, spec §3 [INFERRED]); HHL ICLR'23 parity lemma for p=2",
        statement="For random k-hidden-layer networks with N-ary weights and a prime p not dividing N, every face "
                  "of dimension >= p^k of their Newton polytopes has normalized volume divisible by p",
@@ -163,7 +163,7 @@ def volume_invariant(*, configs, seed):
                     data=s, note=note)
 
 
-@claim(PAPER, "dyadic_parity_fails",
+@claim(PAPER, "dyadic_parity_fails", source="paper", ref="Sec. 1",
        citation="Sec. 1 ('for p = 3 this covers binary as well as decimal fractions'); spec §3(b)4",
        statement="With dyadic weights the parity argument (p = 2) breaks: the zonotope of (1/2, 0) and (0, 1) has "
                  "normalized area 1, and random dyadic networks have faces of dimension >= 2^k with odd volume",
@@ -188,7 +188,7 @@ def dyadic_parity_fails(*, n, widths, n_networks, seed):
     return Bound(value=odd, bound=1, side=">=", data=data, note=note)
 
 
-@claim(PAPER, "simplex_unit_volume",
+@claim(PAPER, "simplex_unit_volume", source="third-party", ref="Sec. 3",
        citation="HHL ICLR'23 Sec. 3 / AHM Sec. 3: Newton polytope of F_n is Delta_n",
        statement="Delta_n = conv(0, e_1..e_n) and all its faces have normalized volume 1 (not divisible by any p), "
                  "so F_n is not representable with k hidden layers when n >= p^k",
@@ -203,7 +203,7 @@ def simplex_unit_volume(*, n_max, seed):
                     what="Vol(face) - 1", data=table)
 
 
-@claim(PAPER, "lucas_threshold",
+@claim(PAPER, "lucas_threshold", source="derived", ref="",
        citation="Lucas' theorem, as used for the threshold p^k (spec §3 [INFERRED])",
        statement="C(d, i) = 0 mod p for all 0 < i < d  iff  d is a power of p",
        scales={"ci": dict(primes=(2, 3, 5, 7), d_max=200), "full": dict(primes=(2, 3, 5, 7, 11, 13), d_max=600)})
@@ -222,7 +222,7 @@ def lucas_threshold(*, primes, d_max, seed):
 P_OF_N_SPEC = {2: 3, 10: 3, 16: 3, 1000: 3, 6: 5, 30: 7, 210: 11}
 
 
-@claim(PAPER, "bound_table",
+@claim(PAPER, "bound_table", source="third-party", ref="Thm 4",
        citation="Abstract; Thm 4 (N-ary); HHL ICLR'23 (integer); Bakaev et al. arXiv:2505.14338 (upper)",
        statement="Lower bounds ceil(log_p(n+1)) (p = p(N): 2 integer, 3 decimal/binary, 11 for N = 210) never exceed "
                  "the constructions; the integer bound equals the tournament depth (tight)",
@@ -244,7 +244,7 @@ def bound_table_claim(*, n_max, seed):
     return Identity(discrepancy=bad, instances=len(t), what="violated inequalities", data=sample, note=note)
 
 
-@claim(PAPER, "p_of_N_logarithmic",
+@claim(PAPER, "p_of_N_logarithmic", source="derived", ref="Thm 4",
        citation="Thm 4: Omega(ln n / ln ln N) from p(N) = O(ln N) (spec §3 [INFERRED])",
        statement="The smallest prime p(N) not dividing N satisfies p(N) <= 3 ln N for all 3 <= N <= N_max "
                  "(an explicit O(ln N); derived constant, spec max 2.79 at N = 6)",

@@ -125,7 +125,7 @@ FIG_SCALES = {"cos": {"ci": dict(i_max=4, n_chains=64), "full": COS_SCALES["full
               "log": {"ci": dict(ns=(500, 2000), c=0.5, n_chains=50), "full": LOG_SCALES["full"]}}
 
 
-@claim(PAPER, "rr_leading_level", stream="cos",
+@claim(PAPER, "rr_leading_level", source="paper", ref="abstract", stream="cos",
        citation="main theorem (abstract): leading term with minimax covariance; authors' 1-d figure",
        statement="sqrt(N) E|theta_RR - theta*| -> 2/sqrt(pi) (= sqrt(N/n) E|N(0,1)|, H = sigma = 1) on "
                  "f = x^2 + cos x, gamma = 1/sqrt(N); model tolerance: sqrt(N) E|remainder| (triangle inequality)",
@@ -142,7 +142,7 @@ def rr_leading_level(*, i_max, n_chains, seed):
                     note=f"N = {N}; sqrt(N) E|remainder| = {tol:.3f}")
 
 
-@claim(PAPER, "rr_sqrt_n_rate", stream="cos",
+@claim(PAPER, "rr_sqrt_n_rate", source="paper", ref="abstract", stream="cos",
        citation="main theorem (abstract): leading term O(n^{-1/2})",
        statement="E|theta_RR - theta*| decays like N^{-1/2} (log-log slope over N = 500..500*2^i_max); "
                  "model tolerance max E|rem|/E|lead| / 4 bounds the slope bias of an N^{-3/4} remainder",
@@ -157,7 +157,7 @@ def rr_sqrt_n_rate(*, i_max, n_chains, seed):
     return Slope(fit=fit, predicted=-0.5, tol=tol, data=pd.DataFrame({"N": N, "mean_abs_err": err.mean(0)}))
 
 
-@claim(PAPER, "rr_remainder_rate", stream="cos",
+@claim(PAPER, "rr_remainder_rate", source="paper", ref="abstract", stream="cos",
        citation="main theorem (abstract): second-order term O(n^{-3/4}), power 3/4 not improvable in general",
        statement="E|theta_RR - theta* + H^{-1} mean(eps)| (the notebook's 'RR error without leading term') "
                  "decays like N^{-3/4}",
@@ -170,7 +170,7 @@ def rr_remainder_rate(*, i_max, n_chains, seed):
                                                               "N34_rem": N**0.75 * rem.mean(0)}))
 
 
-@claim(PAPER, "pr_bias_constant", stream="bias",
+@claim(PAPER, "pr_bias_constant", source="third-party", ref="Thm 4", stream="bias",
        citation="expansion E_pi[theta] - theta* = gamma Delta + O(gamma^2) (Dieuleveut-Durmus-Bach 2020, Thm 4), "
                 "the bias RR removes",
        statement="PR bias / gamma -> Delta = -f''' sigma^2 / (4 H^2) = -0.1326 on f = x^2/2 + 2 softplus(3x) "
@@ -192,7 +192,7 @@ def pr_bias_constant(*, gammas, steps_times_gamma, n_chains, seed):
                     atol=float(abs(quad - coef[0])), data=t, note=f"quadratic extrapolation {quad:.5f}")
 
 
-@claim(PAPER, "pr_bias_order", stream="bias",
+@claim(PAPER, "pr_bias_order", source="third-party", ref="Thm 4", stream="bias",
        citation="expansion E_pi[theta] - theta* = gamma Delta + O(gamma^2) (DDB 2020, Thm 4)",
        statement="|PR bias| has log-log slope 1 in gamma; tolerance: the local-slope shift a*g/(1+a*g) of the "
                  "measured first correction bias/gamma = Delta (1 + a gamma)",
@@ -207,7 +207,7 @@ def pr_bias_order(*, gammas, steps_times_gamma, n_chains, seed):
     return Slope(fit=fit, predicted=1.0, tol=float(shift.max()), data=t)
 
 
-@claim(PAPER, "rr_bias_order", stream="bias",
+@claim(PAPER, "rr_bias_order", source="paper", ref="", stream="bias",
        citation="RR cancels the gamma-linear bias: 2(gamma Delta) - (2 gamma) Delta = 0, leaving O(gamma^2)",
        statement="|RR bias| is O(gamma^2): log-log slope >= 2 over the 3 smallest steps",
        scales=BIAS_SCALES)
@@ -219,7 +219,7 @@ def rr_bias_order(*, gammas, steps_times_gamma, n_chains, seed):
     return Slope(fit=fit, predicted=2.0, side="at_least", data=t)
 
 
-@claim(PAPER, "rr_mse_minimax", stream="logistic",
+@claim(PAPER, "rr_mse_minimax", source="paper", ref="abstract", stream="logistic",
        citation="main theorem (abstract): leading term with the minimax-optimal covariance H^{-1} Sigma_eps H^{-1}",
        statement="trend: sqrt(n E||theta_RR - theta*||^2) approaches sqrt(Tr H^{-1} Sigma_eps H^{-1}) on "
                  "l2-logistic regression (d = 5, sampling noise), gamma = 0.5/sqrt(n), largest n; model tolerance "
@@ -239,7 +239,7 @@ def rr_mse_minimax(*, ns, c, n_chains, seed):
                     note=f"n E||err||^2 / Tr = {sh.n_sq_err.mean() / tr:.3f} at n = {max(ns)}")
 
 
-@claim(PAPER, "rr_remainder_rate_logistic", stream="logistic",
+@claim(PAPER, "rr_remainder_rate_logistic", source="paper", ref="abstract", stream="logistic",
        citation="main theorem (abstract): second-order term O(n^{-3/4}) for gamma ~ n^{-1/2}, state-dependent noise",
        statement="n E||theta_RR - theta* + H^{-1} mean(eps(theta*))||^2 decays like n^{-1/2} (the remainder is "
                  "O(n^{-3/4})) on l2-logistic regression (d = 5, sampling noise, shared coupling), gamma = 0.5/sqrt(n); "
@@ -254,7 +254,7 @@ def rr_remainder_rate_logistic(*, ns, c, n_chains, seed):
                                                              "sqrt_n_times": np.sqrt(n) * sh.mean().to_numpy()}))
 
 
-@claim(PAPER, "coupling_control", stream="logistic",
+@claim(PAPER, "coupling_control", source="paper", ref="", stream="logistic",
        citation="estimator definition (shared noise for the two chains); leading term -H^{-1}(2 eps_bar_1 - eps_bar_2)",
        statement="with independent noise for the gamma and 2 gamma chains the RR MSE is 5x the shared-noise MSE "
                  "(E|2a - b|^2 = 5 E|a|^2), largest n; relative model tolerance d_i^2 + d_s^2, the second-order "

@@ -50,7 +50,7 @@ def _sgd_and_ode(*, N, L, K, M, eta, activation, alphas, n_seeds, seed, beta=1.0
 
 
 # --------------------------------------------------------------------------- 1. ODE vs SGD
-@claim(PAPER, "ode_matches_sgd", citation="Sec. 3 (ODEs exact as N -> inf), Fig. 1",
+@claim(PAPER, "ode_matches_sgd", source="paper", ref="Sec. 3, Fig. 1", citation="Sec. 3 (ODEs exact as N -> inf), Fig. 1",
        statement="SGD eps_g converges to the ODE solution as N grows, deviation ~ N^-1/2 (fluctuations)",
        scales={"ci": dict(Ns=(64, 128, 256, 512), n_seeds=6, alpha_max=20.0),
                "full": dict(Ns=(128, 256, 512, 1024, 2048), n_seeds=20, alpha_max=100.0)})
@@ -111,7 +111,7 @@ for _beta in (0.5, 1.0, 2.0):
             return _power_law_claim(beta, N=N, n_seeds=n_seeds, seed=seed)
         check.__name__ = check.__qualname__ = f"power_law_beta_{str(beta).replace('.', 'p')}"
         return check
-    claim(PAPER, f"power_law_beta_{_beta:g}", citation="Sec. 4.2, power-law regime (cf. Fig. 2 right)",
+    claim(PAPER, f"power_law_beta_{_beta:g}", source="paper", ref="Sec. 4.2, Fig. 2", citation="Sec. 4.2, power-law regime (cf. Fig. 2 right)",
           statement=f"linear activation, L = N, beta={_beta:g}: on the power-law window "
                     f"1/(2 eta lam_1) << alpha << 1/(2 eta lam_L) the log-log slope of SGD's mean eps_g is the "
                     f"theory's (exact finite-N slope), which tends to -beta/(1+beta) = {-_beta / (1 + _beta):.3f} as "
@@ -154,13 +154,13 @@ for _eta in (0.5, 1.5):
                                  f"recursion)")
         check.__name__ = check.__qualname__ = f"isotropic_rate_{str(eta).replace('.', 'p')}"
         return check
-    claim(PAPER, f"isotropic_rate_eta_{_eta:g}", citation="Sec. 4.1 (L = 1, exponential decay)",
+    claim(PAPER, f"isotropic_rate_eta_{_eta:g}", source="paper", ref="Sec. 4.1", citation="Sec. 4.1 (L = 1, exponential decay)",
           statement=f"L = 1, linear: eps_g ~ exp(-eta(2 - eta) alpha), eta={_eta:g}",
           scales={"ci": dict(N=512, n_seeds=16), "full": dict(N=2048, n_seeds=64)})(_make_rate(_eta))
 
 
 # --------------------------------------------------------------------------- 3. crossover / late-time rate
-@claim(PAPER, "late_time_rate", citation="Sec. 4.2 (finite L: exponential tail set by lambda_L)",
+@claim(PAPER, "late_time_rate", source="paper", ref="Sec. 4.2", citation="Sec. 4.2 (finite L: exponential tail set by lambda_L)",
        statement="at finite L the linear error decays at late times with the slowest-mode rate ~ 2 eta lambda_L",
        scales={"ci": dict(N=128, n_seeds=32), "full": dict(N=1024, n_seeds=64)})
 def late_time_rate_check(*, N, n_seeds, seed):
@@ -195,7 +195,7 @@ def _windowed_slopes(*, L, N, n_seeds, seed):
     return [dict(seed_index=p, slope=float(v)) for p, v in enumerate(slopes)]
 
 
-@claim(PAPER, "crossover_to_power_law", citation="Sec. 4.2, abstract (exponential -> power law as L grows)",
+@claim(PAPER, "crossover_to_power_law", source="paper", ref="Sec. 4.2, abstract", citation="Sec. 4.2, abstract (exponential -> power law as L grows)",
        statement="the log-log slope over a fixed alpha window flattens monotonically towards -beta/(1+beta) as L grows",
        scales={"ci": dict(N=128, Ls=(1, 4, 16, 128), n_seeds=12),
                "full": dict(N=1024, Ls=(1, 4, 16, 64, 256), n_seeds=64)})
@@ -245,7 +245,7 @@ def _trainable_finals(*, N, n_ls, n_seeds, seed, teacher):
     return np.array(finals).T
 
 
-@claim(PAPER, "trainable_parameter_law", citation="Sec. 4.3",
+@claim(PAPER, "trainable_parameter_law", source="paper", ref="Sec. 4.3", citation="Sec. 4.3",
        statement="training only N_l eigen-coordinates (L = N): eps_g(inf) ~ N_l^-beta",
        scales={"ci": dict(N=256, n_ls=(4, 8, 16, 32), n_seeds=8), "full": dict(N=1024, n_ls=(8, 16, 32, 64, 128), n_seeds=16)})
 def trainable_parameter_law(*, N, n_ls, n_seeds, seed):
@@ -264,7 +264,7 @@ def trainable_parameter_law(*, N, n_ls, n_seeds, seed):
 
 
 # --------------------------------------------------------------------------- 5. erf plateau
-@claim(PAPER, "plateau_height", citation="Sec. 5, Eq. (12) (plateau height; our fixed point with the eta^2 term)",
+@claim(PAPER, "plateau_height", source="paper", ref="Sec. 5, Eq. (12)", citation="Sec. 5, Eq. (12) (plateau height; our fixed point with the eta^2 term)",
        statement="the symmetric-plateau eps_g of the ODE equals the fixed point of the drift with the eta^2 term: "
                  "0.005921 for K = M = 2, eta = 0.1, any L (0.005805 as eta -> 0)",
        scales={"ci": dict(Ls=(1, 4), n_seeds=4), "full": dict(Ls=(1, 2, 4), n_seeds=6)})
@@ -344,7 +344,7 @@ _INSTABILITY = ("the linear instability rate of the symmetric fixed point (theor
                 "initial asymmetry delta_0 depending on M and L")
 
 
-@claim(PAPER, "escape_time_vs_L", citation="Sec. 5, Eq. (15); reviews: tau_esc ~ M^2/L",
+@claim(PAPER, "escape_time_vs_L", source="third-party", ref="Sec. 5, Eq. (15)", citation="Sec. 5, Eq. (15); reviews: tau_esc ~ M^2/L",
        statement="the plateau shortens with L: escape time ~ L^-1 (K = M = 2, ODE, large L)",
        scales={"ci": dict(Ls=(4, 8, 16), n_seeds=10, alpha_max=3000.0),
                "full": dict(Ls=(4, 8, 16, 32, 64), n_seeds=8, alpha_max=1e4)},
@@ -367,7 +367,7 @@ def _aitken(p):
     return float(p[2] - d2 * d2 / (d2 - d1))
 
 
-@claim(PAPER, "escape_time_vs_M", citation="Sec. 5, Eq. (15); reviews: tau_esc ~ M^2/L",
+@claim(PAPER, "escape_time_vs_M", source="third-party", ref="Sec. 5, Eq. (15)", citation="Sec. 5, Eq. (15); reviews: tau_esc ~ M^2/L",
        statement="the plateau's escape time scale grows like M^2 at fixed L (K = M), in the small-learning-rate "
                  "limit: eta / (growth rate of the specialisation mode of the symmetric plateau) ~ M^2 as M grows "
                  "(escape time ~ log(1/delta_0)/rate; derived: the linearised group ODE, eta -> 0)",

@@ -49,7 +49,7 @@ def _random_values(rng, K, m):
 SANDWICH_GRID = dict(K=(2, 5, 20), m=(8, 128, 1000), mu=(1.0, 0.1, 0.01))
 
 
-@claim(PAPER, "sandwich_exact", stream="algebra",
+@claim(PAPER, "sandwich_exact", source="derived", ref="run_quad_func.py", stream="algebra",
        citation="[derived] smoothing sandwich of the code's STCH-Set (spec, 'Smoothing bound (derivation) [I]'); "
                 "scalarisations as in [paper: code] Xi-L/STCH-Set run_quad_func.py",
        statement="for random K x m value matrices (K in {2, 5, 20}, m in {8, 128, 1000}, mu in {1, 0.1, 0.01}): "
@@ -82,7 +82,7 @@ def sandwich_exact(*, n_per_cell, seed):
                     note=f"largest share of the band [-mu log K, mu log m] spanned by random gaps: {used:.2f}")
 
 
-@claim(PAPER, "sandwich_sharp", stream="algebra",
+@claim(PAPER, "sandwich_sharp", source="derived", ref="", stream="algebra",
        citation="[derived] the constants of the sandwich are attained in a limit (extremal matrices of "
                 "stch.sandwich_extremes, spread/mu = 50)",
        statement="the sandwich's constants cannot be improved: on the lower extremal matrix STCH-Set - TCH-Set "
@@ -105,7 +105,7 @@ def sandwich_sharp(*, levels, seed):
     return Identity(discrepancy=disc, instances=2 * len(tab), atol=ROUND, what="gap - sandwich end", data=tab)
 
 
-@claim(PAPER, "gradient_closed_form", stream="gradient",
+@claim(PAPER, "gradient_closed_form", source="derived", ref="", stream="gradient",
        citation="[derived] dSTCH-Set/dF[k,i] = p_i q[k,i] (chain rule through both log-sum-exps); the autograd "
                 "gradient the [paper: code] optimises",
        statement="the closed-form STCH-Set gradient equals sympy's exact derivative (K = 2, m = 3), the jitted "
@@ -206,7 +206,7 @@ def _ratio_ci(W):
 BASELINES = ("stch_set", "som", "stch", "tch", "ls")
 
 
-@claim(PAPER, "quad_worst_vs_baselines", stream="quadratic",
+@claim(PAPER, "quad_worst_vs_baselines", source="code", ref="run_quad_func.py", stream="quadratic",
        citation="[paper: code] Xi-L/STCH-Set run_quad_func.py protocol (n = 10, m = 128, K = 5, 10 000 steps, "
                 "schedule-free SGD lr 1e-2, 100 warm-up steps, U[0,1) starts); ordering as the spec's check 2 "
                 "(table numbers not read); numpy draws and a re-implemented schedule-free SGD substitute torch's",
@@ -227,7 +227,7 @@ def quad_worst_vs_baselines(*, n_runs, n_steps, seed):
                       f"mean average: STCH-Set {tab.average.iloc[0]:.3g}, SOM {tab.average.iloc[1]:.3g}")
 
 
-@claim(PAPER, "quad_worst_vs_tch_set", stream="quadratic",
+@claim(PAPER, "quad_worst_vs_tch_set", source="code", ref="run_quad_func.py", stream="quadratic",
        citation="[paper: code] run_quad_func.py protocol as in quad_worst_vs_baselines; spec check 2 asks only "
                 "'STCH-Set <= TCH-Set + 3 s.e.', the strict ordering tested here is the paper's qualitative claim",
        statement="on the same instances and starts, STCH-Set (mu = 0.1) has a smaller mean worst objective than "
@@ -292,7 +292,7 @@ def _clustered_bound(df):
 C_SCALES = {"ci": dict(n_instances=3, n_steps=2000), "full": dict(n_instances=20, n_steps=10_000)}
 
 
-@claim(PAPER, "clustered_optimum_spread_init", stream="clustered",
+@claim(PAPER, "clustered_optimum_spread_init", source="derived", ref="run_quad_func.py", stream="clustered",
        citation="[derived] OPT = max_c R_c^2 for separated clusters (stch.clustered_optimum) and TCH-Set(X_mu) - "
                 "OPT <= mu log(mK) at an STCH-Set minimiser X_mu (sandwich twice); spec check 3 as corrected by "
                 "the errata (farthest-point starts); solver as [paper: code] run_quad_func.py",
@@ -312,7 +312,7 @@ def clustered_optimum_spread_init(*, n_instances, n_steps, seed):
                       f"{bool((df.solutions_serving == CLU['K']).all())}")
 
 
-@claim(PAPER, "clustered_optimum_code_init", stream="clustered",
+@claim(PAPER, "clustered_optimum_code_init", source="derived", ref="model_set_quad_func.py", stream="clustered",
        citation="[paper: code] model_set_quad_func.py starts (torch.rand: U[0,1)^n) and the errata's Gaussian "
                 "starts; [derived] bound mu log(mK) as in clustered_optimum_spread_init",
        statement="the same clustered instances and solver from the code's U[0,1)^10 starts and from N(0, I) "

@@ -155,7 +155,7 @@ CONVEX_SCALES = {"ci": dict(d=32, decay=2.0, T_max=10_000, n_paths=32),
 QUARTIC_SCALES = {"ci": dict(d=8, T_max=4_000, n_paths=48), "full": dict(d=8, T_max=100_000, n_paths=400)}
 
 
-@claim(PAPER, "contraction_exact", stream="exact",
+@claim(PAPER, "contraction_exact", source="derived", ref="abstract", stream="exact",
        citation="[third-party] OpenReview reviews (ICLR 2025) quoting the reviewed abstract / arXiv v2 abstract: "
                 "E[f_T - f*] = O((1 - mu/(dL))^T); [derived] second-moment proof (theorylab.zeroth.stp."
                 "contraction_bound) for the exact directional-derivative step",
@@ -172,7 +172,7 @@ def contraction_exact(*, dims, n_paths, seed):
                  note="per d: " + ", ".join(f"{int(a)}: {b:.3f}" for a, b in zip(d, _gap_in_units(R, d, unit))))
 
 
-@claim(PAPER, "contraction_fd", stream="fd",
+@claim(PAPER, "contraction_fd", source="derived", ref="abstract", stream="fd",
        citation="[paper] ICLR 2025 abstract (OpenReview N8tJmhCw25): with step sizes from approximate directional "
                 "derivatives, E[f_T - f*] = O((1 - mu/(2 pi d L))^T); the forward-difference form of the step is "
                 "[derived] (the theorem's step was not read)",
@@ -188,7 +188,7 @@ def contraction_fd(*, dims, n_paths, seed):
                  note=f"the second-moment constant mu/(dL) in the same units is 2 pi = {2 * np.pi:.3f}")
 
 
-@claim(PAPER, "gap_slope_d", stream="exact",
+@claim(PAPER, "gap_slope_d", source="derived", ref="abstract", stream="exact",
        citation="[paper] abstract: rate (1 - mu/(2 pi d L))^T, [third-party] v2: (1 - mu/(dL))^T, i.e. a "
                 "contraction gap of order 1/d; [derived] finite-d correction from the exact mean-gap recursion "
                 "(theorylab.zeroth.stp.expected_gap)",
@@ -204,7 +204,7 @@ def gap_slope_d(*, dims, n_paths, seed):
                  note=f"exact-recursion slope {s_exact:.4f}")
 
 
-@claim(PAPER, "as_linear_per_path", stream="fd",
+@claim(PAPER, "as_linear_per_path", source="paper", ref="abstract", stream="fd",
        citation="[paper] ICLR abstract: f(theta_T) - f* = o((1 - s mu/(2 pi d L))^T) almost surely for any s in (0, 1)",
        statement="trend: per path, the forward-difference run's own contraction (f_T/f_0)^{1/T} is below "
                  "1 - mu/(2 pi d L) at T = 40 d, on >= 90% of the paths (all d pooled)",
@@ -219,7 +219,7 @@ def as_linear_per_path(*, dims, n_paths, seed):
     return Fraction(successes=int(ok.sum()), trials=int(ok.size), threshold=0.9, data=t)
 
 
-@claim(PAPER, "convex_d_over_T", stream="convex",
+@claim(PAPER, "convex_d_over_T", source="derived", ref="abstract", stream="convex",
        citation="[paper] abstract: convex case f(theta_T) - inf f = O(d/T) in expectation; [derived] constant "
                 "Phi_0 = f_0 - f* + (L/2)|theta_0 - theta*|^2 (theorylab.zeroth.stp.convex_bound); errata: the "
                 "spec's lam_i = 1/i instance collapses and its 'slope <= 0.05' fails on a correct STP",
@@ -237,7 +237,7 @@ def convex_d_over_T(*, d, decay, T_max, n_paths, seed):
     return Bound(value=v, bound=1.0, side="<=", ci=(lo, hi), data=tab, note=f"Phi_0 = {phi:.3f}")
 
 
-@claim(PAPER, "as_convex_trend", stream="quartic",
+@claim(PAPER, "as_convex_trend", source="paper", ref="abstract", stream="quartic",
        citation="[paper] abstract: convex case f(theta_T) - inf f = o(1/T^{1-eps}) almost surely, any eps in (0, 1)",
        statement="trend (eps = 0.1): on f = 1/4 sum x_i^4 (d = 8, convex, not strongly convex, L on the sublevel "
                  "set [derived]), exact-step STP has T^{1-eps}(f_T - f*) non-increasing over the last decade of T "

@@ -4,8 +4,8 @@ Rootfinding", arXiv:2410.22322.
 Sources (spec, section tsroots): the algorithm from the official package UQUH/TSRoots (src/tsroots/optim.py:
 ``multi_func_roots_cheb``, ``sort_mixed_mono``, ``xnew_TSroots``; decoupled_GP.py) [code]; the exact property
 (a separable product's global extrema lie in the full factorial of per-dimension critical and boundary points) is
-the spec's inference [I] from the product form, proved in theorylab.gp.tsroots' docstring [derived]; the errata
-(remaining_papers_errata.md, tsroots): the h < 0 candidates alone miss some 1-D extrema, both sets and the boundary
+the spec's inference [I] from the product form, proved in theorylab.gp.tsroots' docstring [derived]; an independent
+re-implementation found: the h < 0 candidates alone miss some 1-D extrema, both sets and the boundary
 points are needed.
 
 Instances (spec checks 1-2): separable SE prior samples on [-1, 1]^d, one length scale l ~ U[0.2, 0.5] per
@@ -121,7 +121,7 @@ def _completeness_claim(df, d):
                          "make it negative)")
 
 
-@claim(PAPER, "candidates_complete_1d", stream="complete1",
+@claim(PAPER, "candidates_complete_1d", source="derived", ref="optim.py", stream="complete1",
        citation="spec exact property [I] (UQUH/TSRoots optim.py multi_func_roots_cheb: X_i = roots(f_i') u "
                 "{lb_i, ub_i} [code]); grid-resolution bound [derived]",
        statement="for separable SE prior samples on [-1, 1] (l ~ U[0.2, 0.5]): the candidate set (roots of f' found by "
@@ -133,7 +133,7 @@ def candidates_complete_1d(*, n_samples, n_grid, seed):
     return _completeness_claim(completeness_sweep(1, n_samples, n_grid, seed), 1)
 
 
-@claim(PAPER, "candidates_complete_2d", stream="complete2",
+@claim(PAPER, "candidates_complete_2d", source="derived", ref="optim.py", stream="complete2",
        citation="spec check 1 [I] (1000 samples, d = 2, l in [0.2, 0.5], 1000^2 grid); candidates: UQUH/TSRoots "
                 "optim.py root_combinations (full factorial) [code]; grid-resolution bound [derived]",
        statement="for separable SE prior samples f = f_1(x_1) f_2(x_2) on [-1, 1]^2: the full factorial of the "
@@ -177,8 +177,8 @@ def mixed_only_sweep(n_samples, n_grid, seed):
 MIX_SCALES = {"ci": dict(n_samples=800, n_grid=200), "full": dict(n_samples=4000, n_grid=1000)}
 
 
-@claim(PAPER, "mixed_only_misses_minimiser_1d", stream="mixed",
-       citation="errata (remaining_papers_errata.md, tsroots): candidates from h < 0 alone miss about 10% of 1-D "
+@claim(PAPER, "mixed_only_misses_minimiser_1d", source="third-party", ref="optim.py", stream="mixed",
+       citation="independent re-implementation (third-party reading of TSRoots): candidates from h < 0 alone miss about 10% of 1-D "
                 "extrema [3rd-party]; the h < 0 set with a negative product is TSRoots' candidate set when the "
                 "mixed combinations are many (UQUH/TSRoots optim.py ordering_summax_mixed) [code]",
        statement="for 1-D SE prior samples on [-1, 1] (l ~ U[0.2, 0.5]) the h < 0 candidates with f < 0 alone miss "
@@ -198,7 +198,7 @@ def mixed_only_misses_minimiser_1d(*, n_samples, n_grid, seed):
                          "the errata's 'about 10%')")
 
 
-@claim(PAPER, "mixed_only_misses_iff_positive_path", stream="mixed",
+@claim(PAPER, "mixed_only_misses_iff_positive_path", source="derived", ref="", stream="mixed",
        citation="[derived] (theorylab.gp.tsroots docstring): if min f < 0 the minimiser is at a local maximum of "
                 "|f| (h < 0); if f > 0 on the interval it is at a local minimum of |f| (h > 0)",
        statement="same 1-D samples: the h < 0 candidates alone miss the minimiser exactly when the path is positive "
@@ -252,7 +252,7 @@ def _optimisation_claim(df, seed, margin):
                       "independent posterior samples (paired; bootstrap over samples)")
 
 
-@claim(PAPER, "posterior_opt_beats_random_1d", stream="opt1",
+@claim(PAPER, "posterior_opt_beats_random_1d", source="derived", ref="optim.py", stream="opt1",
        citation="spec check 2 [I] (TSRoots starts vs random multistarts, assert >= random + 0.1); starts as in "
                 "UQUH/TSRoots optim.py xnew_TSroots (exploration: minimiser candidates by posterior value; "
                 "exploitation: data by y) [code]",
@@ -267,7 +267,7 @@ def posterior_opt_beats_random_1d(*, n_samples, n_grid, seed):
     return _optimisation_claim(optimisation_sweep(1, 5, n_samples, n_grid, seed), seed, 0.0)
 
 
-@claim(PAPER, "posterior_opt_beats_random_2d", stream="opt2",
+@claim(PAPER, "posterior_opt_beats_random_2d", source="derived", ref="optim.py", stream="opt2",
        citation="spec check 2 [I]; starts as in UQUH/TSRoots optim.py xnew_TSroots [code]",
        statement="2-D posterior samples (10 data points, l ~ U[0.2, 0.5], noise 1e-3): TSRoots' two starts find the "
                  "global minimum of the posterior sample more often than two uniform random starts, by at least 0.1 "
@@ -277,7 +277,7 @@ def posterior_opt_beats_random_2d(*, n_samples, n_grid, seed):
     return _optimisation_claim(optimisation_sweep(2, 10, n_samples, n_grid, seed), seed, SPEC_MARGIN)
 
 
-@claim(PAPER, "one_start_each_finds_global_most_of_the_time", stream="opt2",
+@claim(PAPER, "one_start_each_finds_global_most_of_the_time", source="paper", ref="abstract", stream="opt2",
        citation="abstract [paper]: 'even with just one point from each set, the global optimum is discovered most of "
                 "the time'",
        statement="same 2-D posterior samples: SLSQP from one exploration and one exploitation start finds the global "

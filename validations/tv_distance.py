@@ -1,7 +1,7 @@
 """tv_distance — Bhattacharyya, Gayen, Meel, Myrisiotis, Pavan, Vinodchandran (ICLR 2025),
 "Computational Explorations of Total Variation Distance", arXiv:2412.10370.
 
-What was read and what is reconstructed (spec: shared/specs/combinatorial_papers.md §4):
+What was read and what is reconstructed:
 
 * [READ, Sec. 1] d_TV(P, Q) = max_S (P(S) - Q(S)) = 1/2 sum_x |P(x) - Q(x)| = sum_x max(0, P(x) - Q(x)).
 * [READ, abstract + Sec. 1] (i) "a simple deterministic polynomial-time algorithm for checking
@@ -97,7 +97,7 @@ def _fptas_runs(instances, eps_list, seed):
 AGREE_SCALES = {"ci": dict(n_per_family=15), "full": dict(n_per_family=100)}
 
 
-@claim(PAPER, "equivalence_matches_tv_zero", citation=EQUIV_CITE + "; spec §4(b) items 1-2",
+@claim(PAPER, "equivalence_matches_tv_zero", source="paper", ref="abstract, Sec. 1", citation=EQUIV_CITE + "; spec §4(b) items 1-2",
        statement="the equivalence test (exact integer and modular F_p arithmetic) says 'equivalent' iff exact "
                  "rational d_TV by enumeration is 0, on four families: split/permuted components, the same joint "
                  "pmf conditioned on x_1 vs x_2, independent random mixtures, and 10^-6 perturbations; every "
@@ -144,7 +144,7 @@ def generic_equivalence_ops(n, K, q=2):
     return total
 
 
-@claim(PAPER, "equivalence_time_linear_in_n", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
+@claim(PAPER, "equivalence_time_linear_in_n", source="paper", ref="abstract, Sec. 1", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
        statement="cost of the test in field operations (F_p multiply-adds of the eliminations, counted by the "
                  "kernel: deterministic; wall time in the note and the figure) on worst-case (full-rank, "
                  "non-equivalent) pairs, k1 = k2 = 4, q = 2: the log-log slope in n is at most 1 + L/(n_min - L), "
@@ -164,7 +164,7 @@ def equivalence_time_linear_in_n(*, ns, k, repeat, seed):
                       f"{t.max_basis_dim.max()} = K")
 
 
-@claim(PAPER, "equivalence_time_cubic_in_k", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
+@claim(PAPER, "equivalence_time_cubic_in_k", source="paper", ref="abstract, Sec. 1", citation=EQUIV_CITE + "; our cost bound O(n q K^3)",
        statement="cost of the test in F_p multiply-adds (counted by the kernel, deterministic) on worst-case pairs "
                  "with k1 = k2 = k (K = 2k), q = 2, fixed n: the log-log slope in K is at most 3 + 1/(K_min - 1), "
                  "the largest local slope of the generic per-level count K^2 (K - 1) / 2 on the grid (cubic in K; "
@@ -184,7 +184,7 @@ def equivalence_time_cubic_in_k(*, n, ks, repeat, seed):
                       f"slope {wall} (also the O(nqK) conversion to residues; noisy)")
 
 
-@claim(PAPER, "enumeration_time_exponential",
+@claim(PAPER, "enumeration_time_exponential", source="third-party", ref="Sec. 1",
        citation="Sec. 1 (exact TV is #P-hard already for products, IJCAI 2023): enumeration as the exponential baseline",
        statement="exact TV by enumeration (jitted, k = 4 mixtures, q = 2) costs at least K multiply-adds per point of "
                  "[q]^n (the component sum), counted by the kernel: min over n of ops / (K q^n) >= 1, i.e. the "
@@ -211,7 +211,7 @@ FPTAS_SCALES = {"ci": dict(instances=18, eps_list=(0.3, 0.1, 0.03)),
 IDENTITY_SCALES = {"ci": dict(instances=20, n_max=10), "full": dict(instances=200, n_max=14)}
 
 
-@claim(PAPER, "coupling_identity_and_sandwich",
+@claim(PAPER, "coupling_identity_and_sandwich", source="derived", ref="",
        citation="coupling estimator for products (spec §4(a), FGJW-type [INFERRED]; spec §4(b) item 3)",
        statement="for random product pairs on [q]^n: Z E_pi[g] = d_TV exactly (to 1e-12, enumeration) and "
                  "Z/n <= d_TV <= Z; the discrepancy counts sandwich violations plus the largest identity gap "
@@ -236,7 +236,7 @@ def coupling_identity_and_sandwich(*, instances, n_max, seed):
                     note=f"max |Z E[g] - TV| = {gap:.2e}; TV/Z in [{(df.tv / df.Z).min():.3f}, {(df.tv / df.Z).max():.3f}]")
 
 
-@claim(PAPER, "coupling_estimator_contract",
+@claim(PAPER, "coupling_estimator_contract", source="derived", ref="",
        citation="randomized relative approximation for products (spec §4(a) [INFERRED]); contract: "
                 "N = 3 ln(2/delta) / (eps^2 mu_lb) draws, multiplicative Chernoff",
        statement="the coupling estimator's relative error is <= eps in at least 1 - delta of repeated runs "
@@ -251,7 +251,7 @@ def coupling_estimator_contract(*, instances, reps, eps, delta, seed):
                          f"{q:.4f} (the Chernoff sample size is conservative); max {df.rel_err.max():.4f}")
 
 
-@claim(PAPER, "fptas_uniform_contract",
+@claim(PAPER, "fptas_uniform_contract", source="third-party", ref="Sec. 1",
        citation="FPTAS for d_TV(P, uniform) (IJCAI 2023, quoted in Sec. 1; our rounded-DP derivation in "
                 "theorylab.tv.fptas_uniform)",
        statement="deterministic: |FPTAS - d_TV(P, U)| <= eps d_TV(P, U) on every instance and eps "
@@ -269,7 +269,7 @@ def fptas_uniform_contract(*, instances, eps_list, seed):
 ISING_SCALES = {"ci": dict(instances=30, n_max=10), "full": dict(instances=300, n_max=16)}
 
 
-@claim(PAPER, "ising_field_change_identity",
+@claim(PAPER, "ising_field_change_identity", source="derived", ref="abstract",
        citation="abstract (no FPRAS for Ising TV unless NP <= RP); the marginal -> TV step of the reduction "
                 "(spec §4(a) [INFERRED]; theorylab.tv.ising docstring)",
        statement="for Q = P with h_v -> h_v + delta: d_TV(P, Q) = |Q(x_v = +1) - P(x_v = +1)| (to 1e-12), random "
@@ -294,7 +294,7 @@ def ising_field_change_identity(*, instances, n_max, seed):
                     note=f"TV in [{df.tv.min():.3g}, {df.tv.max():.3g}]")
 
 
-@claim(PAPER, "ising_partition_from_tv_oracle",
+@claim(PAPER, "ising_partition_from_tv_oracle", source="third-party", ref="abstract",
        citation="abstract: hardness via partition function -> atomic marginals -> TV (spec §4(a) [AI-SUM]); "
                 "chain made concrete in theorylab.tv.log_partition_from_tv",
        statement="2n TV queries (field changes delta = +-20 per pinned spin) recover log Z by self-reducibility: "

@@ -266,8 +266,9 @@ def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales:
     """
     if not expect_reproduced and not why_not:
         raise ValueError(f"{paper.id}:{claim_id}: a claim not expected to reproduce needs why_not")
-    if source and source not in SOURCES:
-        raise ValueError(f"{paper.id}:{claim_id}: source must be one of {', '.join(SOURCES)}; got {source!r}")
+    if source not in SOURCES:
+        raise ValueError(f"{paper.id}:{claim_id}: source must be one of {', '.join(SOURCES)} (where the statement "
+                         f"comes from); got {source!r}")
 
     def deco(func):
         REGISTRY.add_paper(paper)

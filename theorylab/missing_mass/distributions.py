@@ -3,8 +3,8 @@
 ``uniform``, ``half`` (weight 3 on the first floor(S/2) classes, 1 on the rest), ``zipf``
 (p_i ∝ 1/i), ``zipfhalf`` (p_i ∝ i^(-1/2)), ``diri`` (Dirichlet(1, ..., 1)) and ``dirihalf``
 (Dirichlet(1/2, ..., 1/2)); the two Dirichlet families are drawn afresh from ``seed``.
-The definitions follow the authors' experiment scripts (``ga.py get_p``, see the spec
-/work/shared/specs/combinatorial_papers.md §1 "Experimental protocol").
+The definitions follow the authors' experiment scripts (``ga.py get_p`` in the authors'
+repository, its experimental protocol).
 """
 
 from __future__ import annotations

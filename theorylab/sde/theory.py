@@ -1,7 +1,7 @@
 """Closed forms from (or derived from) Compagnoni et al., ICLR 2025, arXiv 2411.15958.
 
-Provenance (the paper's full text could not be read here; see the brief
-``shared/specs/sde_ode_rr_papers.md``, Paper 1): the structure (Thm 3.2 SignSGD SDE,
+Provenance (the paper's full text could not be read here; the public OpenReview reviews
+were): the structure (Thm 3.2 SignSGD SDE,
 Cor. 3.3 Gaussian/erf, Lemma 3.4 phases with threshold 3/2, Lemma 3.7 stationary
 distribution, Lemma 3.13 scaling rules) is confirmed by the public reviews; the explicit
 constants below are the brief's *derived* forms, treated as hypotheses that the checks in

@@ -4,7 +4,7 @@ Bhattacharyya et al. (ICLR 2025, abstract and Sec. 1) give "a simple determinist
 polynomial-time algorithm for checking equivalence between mixtures of product
 distributions, over arbitrary alphabets" (the case d_TV = 0). Their algorithm could not be
 read in the stored text; this module implements the forward-basis reconstruction of the
-spec (combinatorial_papers.md §4(a), tagged [INFERRED]), which decides the same question:
+reconstruction of our own (tagged [INFERRED]), which decides the same question:
 
 * f = P - Q = sum_{i <= K} c_i prod_j M_i[j][x_j], c = (w, -v), K = k1 + k2;
 * u(x_<=t) = (c_i prod_{j <= t} M_i[j][x_j])_i in Q^K; B_0 = {c};
