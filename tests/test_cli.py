@@ -18,7 +18,7 @@ from theorylab.core import Cache, Estimate, Slope, fit_loglog
 from theorylab.core.cache import CacheWarning
 from theorylab.core.checks import discover, run_claim
 from theorylab.core.evidence import (FAMILY_LEVEL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Z_FAMILY, Bound,
-                                     Fraction, family_interval)
+                                     Proportion, family_interval)
 
 FAST = "rr_sgd:rr_leading_level"  # a claim that runs in well under a second at ci scale
 
@@ -48,9 +48,9 @@ def test_rejection_needs_family_wise_evidence():
     assert Bound(value=1.0, bound=1.03, side="<=", ci=(0.98, 1.02)).verdict() == REPRODUCED
     assert Bound(value=1.0, bound=0.97, side="<=", ci=(0.98, 1.02)).verdict() == INCONCLUSIVE
     assert Bound(value=1.0, bound=0.9, side="<=", ci=(0.98, 1.02)).verdict() == NOT_REPRODUCED
-    assert Fraction(successes=95, trials=100, threshold=0.9).verdict() == INCONCLUSIVE
-    assert Fraction(successes=990, trials=1000, threshold=0.9).verdict() == REPRODUCED
-    assert Fraction(successes=50, trials=100, threshold=0.9).verdict() == NOT_REPRODUCED
+    assert Proportion(successes=95, trials=100, threshold=0.9).verdict() == INCONCLUSIVE
+    assert Proportion(successes=990, trials=1000, threshold=0.9).verdict() == REPRODUCED
+    assert Proportion(successes=50, trials=100, threshold=0.9).verdict() == NOT_REPRODUCED
 
 
 def test_non_finite_evidence_is_refused():

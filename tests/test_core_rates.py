@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from theorylab.core import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Bound, Estimate, Fraction, Identity, Slope,
+from theorylab.core import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Bound, Estimate, Proportion, Identity, Slope,
                             fit_loglog, mean_ci, proportion_ci)
 
 H = np.geomspace(1e-3, 1e-1, 6)
@@ -78,9 +78,9 @@ def test_bound_fraction_identity_rules():
     assert Bound(value=1.5, ci=(1.4, 1.6), bound=1.0).verdict() == NOT_REPRODUCED
     assert Bound(value=1.0, ci=(0.9, 1.1), bound=1.0).verdict() == INCONCLUSIVE
     assert Bound(value=2.0, bound=1.0, side=">=").verdict() == REPRODUCED
-    assert Fraction(successes=98, trials=100, threshold=0.9).verdict() == REPRODUCED
-    assert Fraction(successes=70, trials=100, threshold=0.9).verdict() == NOT_REPRODUCED
-    assert Fraction(successes=9, trials=10, threshold=0.9).verdict() == INCONCLUSIVE
+    assert Proportion(successes=98, trials=100, threshold=0.9).verdict() == REPRODUCED
+    assert Proportion(successes=70, trials=100, threshold=0.9).verdict() == NOT_REPRODUCED
+    assert Proportion(successes=9, trials=10, threshold=0.9).verdict() == INCONCLUSIVE
     assert Identity(discrepancy=0, instances=10).verdict() == REPRODUCED
     assert Identity(discrepancy=1e-20, instances=10).verdict() == NOT_REPRODUCED
     assert Identity(discrepancy=1e-12, instances=10, atol=1e-9).verdict() == REPRODUCED

@@ -46,7 +46,6 @@ PAPER = Paper(
     title="Decomposition Polyhedra of Piecewise Linear Functions",
     authors="Brandenburg, Grillo, Hertrich",
     arxiv="2410.04907",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 ABSTRACT = "abstract (arXiv:2410.04907)"

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from theorylab.core import Bound, Estimate, Fraction, Identity, Paper, child_seed, claim, figure
+from theorylab.core import Bound, Estimate, Proportion, Identity, Paper, child_seed, claim, figure
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import cs_regularizers as R
@@ -33,7 +33,6 @@ PAPER = Paper(
     title="Cauchy-Schwarz Regularizers",
     authors="Taner, Wang, Studer",
     arxiv="2503.01639",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 CODE = "[R: IIP-Group/CS_regularizers, solution_recovery/"
@@ -274,7 +273,7 @@ def restarts_beat_linf_at_half(*, N, gammas, n_trials, n_half, seed):
     df = binary_sweep(N, tuple(gammas), n_trials, seed, n_half)
     at = df[np.isclose(df.gamma, 0.5)]
     t = per_gamma(df)
-    return Fraction(successes=int(at.lbin.sum()), trials=len(at), threshold=0.5, data=t,
+    return Proportion(successes=int(at.lbin.sum()), trials=len(at), threshold=0.5, data=t,
                     note=f"at M/N = 0.5: l_bin {STARTS} starts {at.lbin.mean():.3f}, 1 start {at.lbin_first.mean():.3f}, "
                          f"l_inf {at.linf.mean():.3f} (Wendel 0.5); l_bin {STARTS} starts over M/N: "
                          + ", ".join(f"{g:.2f}: {v:.3f}" for g, v in zip(t.gamma, t.lbin)))
@@ -351,12 +350,12 @@ def eig_spurious_minima_census(*, N, gammas, n_trials, seed):
     note = "; ".join(f"M/N {r.gamma:.2f}: success 1 start {r.first:.3f}, {STARTS} starts {r.restarts:.3f}, "
                      f"failed first starts {r.n_fail}/{r.n}" for r in summary.itertuples())
     if len(fail) == 0:
-        return Fraction(successes=0, trials=1, threshold=0.5, data=df, note="no failed start: census empty; " + note)
+        return Proportion(successes=0, trials=1, threshold=0.5, data=df, note="no failed start: census empty; " + note)
     note += (f"; census of the failures: {int(ok.sum())} strict local minima, {int((fail.n_negative > 0).sum())} "
              f"saddles, {int((fail.resid >= 1e-10).sum())} Newton not converged; median l/||x||^4 "
              f"{fail.rel_value.median():.3g}, median ||x - x*||/||x*|| {fail.relerr.median():.3g}, max Newton move "
              f"{fail.newton_move.max():.2g}")
-    return Fraction(successes=int(ok.sum()), trials=len(fail), threshold=0.5, data=df, note=note)
+    return Proportion(successes=int(ok.sum()), trials=len(fail), threshold=0.5, data=df, note=note)
 
 
 # ------------------------------------------------------------------------------------------- figure

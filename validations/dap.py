@@ -49,7 +49,6 @@ PAPER = Paper(
           "Aligned Perturbations",
     authors="Ma, Huang",
     arxiv="2510.19975",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 CODE = "[paper: code] mshaocong/dap-zoo-optimization Synthetic-Experiments.ipynb"

@@ -38,7 +38,6 @@ PAPER = Paper(
     title="DiSK: Differentially Private Optimizer with Simplified Kalman Filter for Noise Reduction",
     authors="Zhang, Bu, Balle, Hong, Razaviyayn, Mirrokni",
     arxiv="2410.03883",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 D_DIM, N_DATA, B, SIGMA, C_BIG, ETA = 50, 1000, 64, 1.0, 100.0, 1.0

@@ -30,7 +30,6 @@ PAPER = Paper(
     id="dro_dsgdc",
     title="Revisiting Large-Scale Non-convex Distributionally Robust Optimization",
     authors="Zhang, Zhou, Khan, Prater-Bennette, Shen, Zou",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 LAM, LOSS, DATA_SEED = 1.0, "tanh", 0

@@ -42,7 +42,6 @@ PAPER = Paper(
     title="FLOPS: Forward Learning with OPtimal Sampling",
     authors="Ren, Zhang, Jiang, Li, Zhang, Feng, Peng",
     arxiv="2410.05966",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 THETA_MAIN, THETA_CONTROL = 4.0, 0.5

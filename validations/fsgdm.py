@@ -32,7 +32,6 @@ PAPER = Paper(
     title="On the Performance Analysis of Momentum Method: A Frequency Domain Perspective",
     authors="Li, Luo, Zheng, Wang, Luo, Wen, Wu, Xu",
     arxiv="2411.19671",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 SIGMA, N_STAGES, C, V = 117_000, 300, 0.033, 1.0      # the optimiser's CIFAR-100 defaults (spec)

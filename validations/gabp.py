@@ -31,7 +31,6 @@ PAPER = Paper(
     title="Boosting Perturbed Gradient Ascent for Last-Iterate Convergence in Games",
     authors="Abe, Sakamoto, Ariu, Iwasaki",
     arxiv="2410.02388",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 D = M.DIAMETER

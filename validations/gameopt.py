@@ -34,7 +34,6 @@ PAPER = Paper(
     title="Optimistic Games for Combinatorial Bayesian Optimization with Application to Protein Design",
     authors="Bal, Sessa, Mutný, Krause",
     arxiv="2409.18582",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 SIZES = (5,) * 6               # X = {1..5}^6

@@ -28,7 +28,6 @@ PAPER = Paper(
     title="When GNNs meet symmetry in ILPs: an orbit-based feature augmentation approach",
     authors="Chen, Li, Li, Wu, Wang, Sun, Luo, Chang, Shi",
     arxiv="2501.14211",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 GAP_MIN = 1e-6          # spec check 2: pairwise distinct means gap > 1e-6

@@ -34,7 +34,6 @@ PAPER = Paper(
     title="Accelerated Training through Iterative Gradient Propagation Along the Residual Path",
     authors="Fagnou, Caillon, Delattre, Allauzen",
     arxiv="2501.17086",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 RHO = 0.3            # Jacobian norm bound of the decay check (spec: rho < 1)

@@ -43,7 +43,6 @@ PAPER = Paper(
     title="MGDA Converges under Generalized Smoothness, Provably",
     authors="Zhang, Xiao, Zou, Ji",
     arxiv="2405.19440",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 INSTANCE = dict(K=3, d=10, n_terms=5, exp_weight=1.0)

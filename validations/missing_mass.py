@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from theorylab.core import Bound, Estimate, Fraction as FractionEvidence, Identity, Paper, claim, figure, mean_ci
+from theorylab.core import Bound, Estimate, Proportion, Identity, Paper, claim, figure, mean_ci
 from theorylab.core import as_generator, child_seed
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
@@ -36,7 +36,6 @@ PAPER = Paper(
     title="How Much is Unseen Depends Chiefly on Information About the Seen",
     authors="Lee, Böhme",
     arxiv="2402.05835",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 GRID = ((100, 50), (100, 100), (100, 200), (200, 100), (200, 200), (200, 400))
@@ -323,7 +322,7 @@ def mutation_invariance(*, chains, steps, seed):
        scales={"ci": dict(HEADLINE_SCALES["ci"], threshold=0.5), "full": dict(HEADLINE_SCALES["full"], threshold=0.93)})
 def headline_success_rate(*, dists, grid, seeds, max_gen, threshold, seed):
     df = _headline(dists, grid, seeds, max_gen, seed)
-    return FractionEvidence(successes=int(df.success.sum()), trials=len(df), threshold=threshold,
+    return Proportion(successes=int(df.success.sum()), trials=len(df), threshold=threshold,
                             data=_per_config(df),
                             note=f"mean MSE ratio {df.ratio.mean():.4f}; median {df.ratio.median():.4f}; "
                                  f"{len(df)} runs, max_gen={max_gen}")

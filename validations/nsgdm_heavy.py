@@ -35,7 +35,6 @@ PAPER = Paper(
     title="Nonconvex Stochastic Optimization under Heavy-Tailed Noises: Optimal Convergence without Gradient Clipping",
     authors="Liu, Zhou",
     arxiv="2412.19529",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 D = 10

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
-from theorylab.core import Bound, Estimate, Fraction, Paper, Slope, claim, figure, fit_loglog, proportion_ci
+from theorylab.core import Bound, Estimate, Proportion, Paper, Slope, claim, figure, fit_loglog, proportion_ci
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.seeding import child_seed
 from theorylab.zeroth import saddle as S
@@ -50,7 +50,6 @@ PAPER = Paper(
     title="Robustness of Quantum Algorithms for Nonconvex Optimization",
     authors="Gong, Zhang, Li",
     arxiv="2212.02548",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 D, EPS = 10, 0.1
@@ -133,7 +132,7 @@ def zeroth_order_paper_level(*, n_runs, seed):
     nu = PAPER_LEVELS["value"]
     run = S.run_pgd(oracle="value", noise="adversarial", nu=nu, n_runs=n_runs, d=D, eps=EPS, r=R, seed=seed)
     pred = float(S.escape_probability(nu, oracle="value", d=D, r=R))
-    return Fraction(successes=int(run.sosp.sum()), trials=n_runs, threshold=0.95, data=_run_table(run, "value"),
+    return Proportion(successes=int(run.sosp.sum()), trials=n_runs, threshold=0.95, data=_run_table(run, "value"),
                     note=f"derived escape probability {pred:.5f}; derived crossover nu_1/2 = {nu_half('value'):.3g} "
                          f"= {nu_half('value') / nu:.3g} x eps^6/d^4; mean queries {run.queries.mean():.0f}")
 
@@ -170,7 +169,7 @@ def fails_above_crossover(*, n_runs, seed):
 def random_noise_escapes(*, n_runs, seed):
     nu = ABOVE * nu_half("value")
     run = S.run_pgd(oracle="value", noise="random", nu=nu, n_runs=n_runs, d=D, eps=EPS, r=R, seed=seed)
-    return Fraction(successes=int(run.escaped.sum()), trials=n_runs, threshold=0.95,
+    return Proportion(successes=int(run.escaped.sum()), trials=n_runs, threshold=0.95,
                     data=_run_table(run, "value"),
                     note=f"nu = {nu:.3g}; (eps, sqrt(eps))-SOSP fraction {run.sosp.mean():.3f} (the noisy finite "
                          f"differences, ~sqrt(nu) per coordinate, blur the stationarity test)")
@@ -191,7 +190,7 @@ def first_order_paper_level(*, n_runs, seed):
     nu = PAPER_LEVELS["gradient"]
     run = S.run_pgd(oracle="gradient", noise="adversarial", nu=nu, n_runs=n_runs, d=D, eps=EPS, r=R, seed=seed)
     pred = float(S.escape_probability(nu, oracle="gradient", d=D, r=R))
-    return Fraction(successes=int(run.sosp.sum()), trials=n_runs, threshold=0.95, data=_run_table(run, "gradient"),
+    return Proportion(successes=int(run.sosp.sum()), trials=n_runs, threshold=0.95, data=_run_table(run, "gradient"),
                     note=f"nu = {nu:.4g}; derived escape probability {pred:.4f}; 95% level {S.critical_noise(0.95, oracle='gradient', d=D, r=R):.4g}")
 
 
@@ -240,7 +239,7 @@ def _level_point(oracle, noise, nu, n_runs, seed):
 
 
 @figure(PAPER, "escape_vs_noise",
-        caption="Fraction of PGD runs reaching an (eps, sqrt(eps))-SOSP vs oracle noise level nu (strict saddle, "
+        caption="Proportion of PGD runs reaching an (eps, sqrt(eps))-SOSP vs oracle noise level nu (strict saddle, "
                 "d = 10, eps = r = 0.1): adversarial value oracle (h = sqrt(nu)) and gradient oracle against the "
                 "derived escape probability; random value noise (fraction escaped); the abstract's levels with "
                 "constant 1 (dotted); 95% Clopper-Pearson intervals",

@@ -38,7 +38,6 @@ PAPER = Paper(
     title="On the Benefits of Rank in Attention Layers",
     authors="Amsel, Yehudai, Bruna",
     arxiv="2407.16153",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 BETAS = (1.0, 4.0, 16.0, 64.0)      # spec, check 1

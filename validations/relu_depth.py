@@ -37,7 +37,6 @@ PAPER = Paper(
     title="On the Expressiveness of Rational ReLU Neural Networks With Bounded Depth",
     authors="Averkov, Hojny, Merkert",
     arxiv="2502.06283",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 

@@ -35,7 +35,6 @@ PAPER = Paper(
     title="Nonasymptotic Analysis of Stochastic Gradient Descent with the Richardson-Romberg Extrapolation",
     authors="Sheshukova, Belomestny, Durmus, Moulines, Naumov, Samsonov",
     arxiv="2410.05106",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)  # sqrt(N) E|N(0, 1/n)| with n = N/2 averaged iterates

@@ -32,7 +32,6 @@ PAPER = Paper(
     title="Few for Many: Tchebycheff Set Scalarization for Many-Objective Optimization",
     authors="Lin, Liu, Zhang, Liu, Wang, Zhang",
     arxiv="2405.19650",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 ROUND = 1e-12          # spec check 1: the sandwich holds to 1e-12 (float rounding of values of order 1..10)

@@ -33,7 +33,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from theorylab.core import Bound, Fraction, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, mean_ci
+from theorylab.core import Bound, Proportion, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, mean_ci
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.zeroth import stp as S
@@ -44,7 +44,6 @@ PAPER = Paper(
     title="On the Almost Sure Convergence of the Stochastic Three Points Algorithm",
     authors="El Bakkali El Kadi, Saadi",
     arxiv="2501.13886",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 MU, L_SMOOTH = 1.0, 10.0          # spectrum of the strongly convex instance
@@ -216,7 +215,7 @@ def as_linear_per_path(*, dims, n_paths, seed):
     ok = rho_path < bound
     t = df.assign(rho_path=rho_path, bound=bound, below=ok).groupby("d").agg(
         rho_path_max=("rho_path", "max"), bound=("bound", "first"), fraction_below=("below", "mean")).reset_index()
-    return Fraction(successes=int(ok.sum()), trials=int(ok.size), threshold=0.9, data=t)
+    return Proportion(successes=int(ok.sum()), trials=int(ok.size), threshold=0.9, data=t)
 
 
 @claim(PAPER, "convex_d_over_T", source="derived", ref="abstract", stream="convex",
@@ -252,7 +251,7 @@ def as_convex_trend(*, d, T_max, n_paths, seed):
     mono = np.all(np.diff(Y, axis=1) <= 0, axis=1)
     tab = pd.DataFrame({"T": T, "mean_gap": W.mean().to_numpy(),
                         "mean_T1eps_gap": T ** (1 - EPS_AS) * W.mean().to_numpy()})
-    return Fraction(successes=int(mono.sum()), trials=int(mono.size), threshold=0.9, data=tab)
+    return Proportion(successes=int(mono.sum()), trials=int(mono.size), threshold=0.9, data=tab)
 
 
 # --------------------------------------------------------------------------- figures

@@ -28,7 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from theorylab.core import Bound, Fraction, Identity, Paper, bootstrap_ci, claim, figure, spawn_seeds
+from theorylab.core import Bound, Proportion, Identity, Paper, bootstrap_ci, claim, figure, spawn_seeds
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.gp import tsroots as T
@@ -38,7 +38,6 @@ PAPER = Paper(
     title="Optimizing Posterior Samples for Bayesian Optimization via Rootfinding",
     authors="Adebiyi, Do, Zhang",
     arxiv="2410.22322",
-    seed_file="004_abbad75df650d8e9.txt",
 )
 
 ELL_RANGE = (0.2, 0.5)        # spec check 1: length scales 0.2 to 0.5 on [-1, 1]^d
@@ -189,7 +188,7 @@ MIX_SCALES = {"ci": dict(n_samples=800, n_grid=200), "full": dict(n_samples=4000
 def mixed_only_misses_minimiser_1d(*, n_samples, n_grid, seed):
     df = mixed_only_sweep(n_samples, n_grid, seed)
     k = int(df.mixed_only_misses.sum())
-    return Fraction(successes=k, trials=len(df), threshold=MISS_THRESHOLD, data=df,
+    return Proportion(successes=k, trials=len(df), threshold=MISS_THRESHOLD, data=df,
                     note=f"missed by h < 0 alone: {k}/{len(df)} minimisers; by TSRoots' rule: "
                          f"{int(df.tsroots_misses.sum())}; paths of one sign: positive {int(df.positive_path.sum())}, "
                          f"negative {int(df.negative_path.sum())} (so h < 0 alone misses "
@@ -285,7 +284,7 @@ def posterior_opt_beats_random_2d(*, n_samples, n_grid, seed):
        scales={"ci": dict(n_samples=50, n_grid=101), "full": dict(n_samples=400, n_grid=301)})
 def one_start_each_finds_global_most_of_the_time(*, n_samples, n_grid, seed):
     df = optimisation_sweep(2, 10, n_samples, n_grid, seed)
-    return Fraction(successes=int(df.tsroots_found.sum()), trials=len(df), threshold=0.5, data=df,
+    return Proportion(successes=int(df.tsroots_found.sum()), trials=len(df), threshold=0.5, data=df,
                     note=f"random starts: {df.random_found.mean():.3f}; exploration start alone "
                          f"{df.explore_only_found.mean():.3f}")
 

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from theorylab.core import Bound, Fraction, Identity, Paper, Slope, claim, figure, fit_loglog
+from theorylab.core import Bound, Proportion, Identity, Paper, Slope, claim, figure, fit_loglog
 from theorylab.core.plotting import loglog_rate, reference_slope, subplots, sym, theory_line
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.sweep import sweep
@@ -36,7 +36,6 @@ PAPER = Paper(
     title="Computational Explorations of Total Variation Distance",
     authors="Bhattacharyya, Gayen, Meel, Myrisiotis, Pavan, Vinodchandran",
     arxiv="2412.10370",
-    seed_file="000_efebce95215ef60b.txt",
 )
 
 EQUIV_CITE = "abstract & Sec. 1: deterministic poly-time equivalence test for mixtures of products (arbitrary alphabets)"
@@ -246,7 +245,7 @@ def coupling_estimator_contract(*, instances, reps, eps, delta, seed):
     df = _coupling_runs(instances, reps, eps, delta, seed)
     ok = int((df.rel_err <= eps).sum())
     q = float(np.quantile(df.rel_err, 1 - delta))
-    return Fraction(successes=ok, trials=len(df), threshold=1 - delta, data=df,
+    return Proportion(successes=ok, trials=len(df), threshold=1 - delta, data=df,
                     note=f"eps = {eps}, delta = {delta}; empirical (1 - delta)-quantile of the relative error "
                          f"{q:.4f} (the Chernoff sample size is conservative); max {df.rel_err.max():.4f}")
 

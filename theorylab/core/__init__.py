@@ -2,7 +2,7 @@
 
 Import what a validation module needs from here::
 
-    from theorylab.core import Paper, claim, figure, Estimate, Slope, Bound, Fraction, Identity
+    from theorylab.core import Paper, claim, figure, Estimate, Slope, Bound, Proportion, Identity
     from theorylab.core import fit_loglog, mean_ci, bootstrap_ci, spawn_seeds
 """
 
@@ -10,7 +10,7 @@ from .cache import Cache, atomic_write_text
 from .context import RunContext, current_run, using_run
 from .checks import (REGISTRY, SCALES, Paper, Result, benchmark, claim, discover, figure, paper_ids,
                      resolve_papers, results_frame, run_claim)
-from .evidence import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Bound, Estimate, Evidence, Fraction,
+from .evidence import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Bound, Estimate, Evidence, Proportion,
                        Identity, Slope)
 from .rates import RateFit, bootstrap_ci, fit_loglog, mean_ci, proportion_ci
 from .seeding import as_generator, child_seed, seed_sequence, spawn_seeds

@@ -48,10 +48,9 @@ class Paper:
     authors: str
     venue: str = "ICLR 2025"
     arxiv: str = ""
-    seed_file: str = ""
 
     def __post_init__(self):
-        for name in ("id", "title", "authors", "venue", "arxiv", "seed_file"):
+        for name in ("id", "title", "authors", "venue", "arxiv"):
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(f"Paper.{name} must be a str; got {value!r}")

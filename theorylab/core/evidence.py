@@ -8,7 +8,7 @@ Estimate   predicted lies in the CI of the estimate, widened by a stated model t
 Slope      predicted exponent lies in the CI of the fitted log-log slope (+ tolerance);
            one-sided forms for "order at least p" (O(h^p) upper bounds)
 Bound      the measured quantity is on the claimed side of the bound, CI included
-Fraction   the success rate's Clopper–Pearson CI is above the claimed threshold
+Proportion the success rate's Clopper–Pearson CI is above the claimed threshold
 Identity   an exact (rational / symbolic) identity holds, or a float identity to a tolerance
 ========== ============================================================================
 
@@ -26,7 +26,7 @@ streams of random numbers (the stages are run by :func:`theorylab.core.checks.ru
   reported one widened to the per-claim level ``1 - FAMILY_ALPHA / DESIGN_CLAIMS`` (Bonferroni
   over a design size of 500 claims, the scale of 38 papers; z = 3.89), by scaling each side's
   distance from the point estimate by ``z_fw / z_level`` (exact for a normal interval, first
-  order for a bootstrap one; a Fraction uses the Clopper-Pearson interval at that level
+  order for a bootstrap one; a Proportion uses the Clopper-Pearson interval at that level
   directly).  If the outcome agrees with the claim's declaration, it is the verdict.
 * **Stage 2** runs only when stage 1 contradicts the declaration (an expected claim *not
   reproduced*, or a declared finding *reproduced*): the same claim, scale and parameters on an
@@ -48,7 +48,7 @@ tests/test_core_two_stage.py simulates the rule on synthetic calibrated claims (
 rate and power).
 
 Model tolerances (``rtol``/``atol``/``tol``) are added to the rejection interval, never scaled.
-For the one-sided kinds (Bound, Fraction) *reproduced* still needs the reported interval on the
+For the one-sided kinds (Bound, Proportion) *reproduced* still needs the reported interval on the
 claimed side; between the two the verdict is *inconclusive*.  Identities are exact: no widening.
 A *reproduced* verdict whose reported interval excludes the prediction (it passes only through
 the widening) is flagged ``outside_reported_ci`` in the record and the ledger, so that a
@@ -414,7 +414,7 @@ class Bound(Evidence):
 
 
 @dataclass
-class Fraction(Evidence):
+class Proportion(Evidence):
     """"A beats B in at least ``threshold`` of runs": ``successes`` out of ``trials``.
 
     Reproduced if the Clopper–Pearson lower confidence limit at ``level`` is >= ``threshold``;
@@ -432,13 +432,13 @@ class Fraction(Evidence):
         for name in ("successes", "trials"):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-                raise TypeError(f"Fraction.{name} must be an integer; got {v!r}")
+                raise TypeError(f"Proportion.{name} must be an integer; got {v!r}")
             setattr(self, name, int(v))
         if not 0 <= self.successes <= self.trials or self.trials < 1:
-            raise ValueError(f"Fraction needs 0 <= successes <= trials, trials >= 1; got {self.successes}/{self.trials}")
+            raise ValueError(f"Proportion needs 0 <= successes <= trials, trials >= 1; got {self.successes}/{self.trials}")
         self.threshold = _real(owner, "threshold", self.threshold)
         if not 0 <= self.threshold <= 1:
-            raise ValueError(f"Fraction.threshold must be in [0, 1]; got {self.threshold!r}")
+            raise ValueError(f"Proportion.threshold must be in [0, 1]; got {self.threshold!r}")
         self.level = _level(owner, self.level)
 
     def interval(self):
