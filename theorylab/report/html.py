@@ -161,6 +161,8 @@ class ClaimRow:
     plot: IntervalPlot | None
     calibration: dict | None
     stage: dict = field(default_factory=dict)
+    family: str = ""
+    command: str = ""
     runtime_s: float | None = None
     scale: str = ""
 
@@ -196,6 +198,7 @@ def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
         src, ref = source_of(c, (r or {}).get("citation") or c.citation)
         if r is None:
             verdict, measured, predicted, tolerance, note, plot = "not recorded", "", "", "", "", None
+            family = ""
             status = "unexpected failure"
         else:
             verdict = r["verdict"]
@@ -206,12 +209,16 @@ def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
             if c.why_not and note.endswith(suffix):  # shown separately as the finding's reason
                 note = note[: -len(suffix)].rstrip()
             plot = interval_plot(r.get("numbers") or {}, predicted)
+            nums = r.get("numbers") or {}
+            flo, fhi = _f(nums.get("fw_low")), _f(nums.get("fw_high"))
+            family = f"family-wise [{flo:.4g}, {fhi:.4g}]" if flo is not None and fhi is not None else ""
         rows.append(ClaimRow(id=c.id, statement=(r or {}).get("statement") or c.statement, source=src,
                              source_label=SOURCE_LABEL.get(src, src), ref=ref, measured=measured,
                              predicted=predicted, tolerance=tolerance, verdict=verdict, status=status,
                              status_class=STATUS_CLASS.get(status, "bad"), expected=c.expect_reproduced,
                              why_not=c.why_not, note=note, plot=plot, calibration=calib.get(c.id),
-                             stage=_stage(r or {}), runtime_s=_f((r or {}).get("runtime_s")),
+                             stage=_stage(r or {}), family=family,
+                             command=f"theorylab check {pid}:{c.id} --scale full", runtime_s=_f((r or {}).get("runtime_s")),
                              scale=(r or {}).get("scale", "")))
     return rows
 
@@ -246,13 +253,19 @@ def _copy(src: Path, dst: Path) -> Path:
 
 # --------------------------------------------------------------------------- the site
 
+def _duration(s) -> str:
+    if s is None:
+        return ""
+    return f"{s / 60:.1f} min" if s >= 90 else f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
+
+
 def _env():
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters["minutes"] = lambda s: "" if s is None else (f"{s / 60:.1f} min" if s >= 90 else f"{s:.0f} s")
+    env.filters["minutes"] = _duration
     return env
 
 
