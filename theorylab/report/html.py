@@ -18,6 +18,7 @@ import json
 import math
 import re
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -375,7 +376,8 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
     for e in entries:
         for k, v in e["counts"].items():
             total[k] += v
-    summary = {"papers": len(entries), "claims": sum(total.values()), "figures": n_figures, "counts": total,
+    summary = {"stale": [e["id"] for e in entries if e["doc"] is not None and not e["current"]],
+               "missing": [e["id"] for e in entries if e["doc"] is None], "papers": len(entries), "claims": sum(total.values()), "figures": n_figures, "counts": total,
                "time": sum(timings.get(e["id"], 0.0) for e in entries) if timings else None, "machine": machine}
     (out / "index.html").write_text(env.get_template("index.html.j2").render(
         entries=entries, summary=summary, **common), encoding="utf-8")
@@ -409,4 +411,8 @@ def report_command(args) -> int:
     n = s["counts"]
     print(f"wrote {out / 'index.html'} ({s['papers']} papers, {s['claims']} claims: "
           + ", ".join(f"{k} {v}" for k, v in n.items()) + f"; {s['figures']} figures) in {s['seconds']:.1f} s")
+    for what, ids in (("stale records (the code changed since; rerun them)", s["stale"]),
+                      ("no record", s["missing"])):
+        if ids:
+            print(f"note: {what}: {', '.join(ids)}", file=sys.stderr)
     return 0
