@@ -9,6 +9,7 @@ browser fails the test instead of skipping it.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -141,6 +142,15 @@ def test_publish_writes_docs_of_every_paper_quickly(tmp_path, monkeypatch):
     assert time.perf_counter() - t0 < 30
     docs = tmp_path / "docs"
     assert {p.stem for p in docs.glob("*.html")} == {"index", "findings", *discover().papers}
+    reg = discover()
+    for pid in reg.papers:  # every claim of every paper has a row with its recorded verdict (text search: fast)
+        page = (docs / f"{pid}.html").read_text()
+        rows = dict(re.findall(r'data-claim="([^"]+)">(.*?)</tbody>', page, flags=re.S))
+        assert list(rows) == [c.id for c in reg.claims_of(pid)], pid
+        record, _ = H.find_record(pid, [tmp_path / "results"])
+        for r in (record or {}).get("results", []):
+            if r["claim"] in rows:
+                assert f'data-verdict="{r["verdict"]}"' in rows[r["claim"]], (pid, r["claim"])
     assert main(["report", "--html", "--publish", "gabp"]) == 2  # publish writes the whole site
 
 
@@ -163,7 +173,7 @@ PROBE = """<script>window.addEventListener("load", function () {
 
 
 def _browser(exe, tmp, *args):
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--no-first-run",
            f"--user-data-dir={tmp / 'profile'}", "--virtual-time-budget=15000", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
