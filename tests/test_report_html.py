@@ -173,7 +173,8 @@ PROBE = """<script>window.addEventListener("load", function () {
 
 
 def _browser(exe, tmp, *args):
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--no-first-run",
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+           "--no-first-run",
            f"--user-data-dir={tmp / 'profile'}", "--virtual-time-budget=15000", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
