@@ -168,7 +168,8 @@ def _chromium():
 
 # after load: each image's natural size, written into the DOM for --dump-dom to show
 PROBE = """<script>window.addEventListener("load", function () {
-  document.querySelectorAll("img").forEach(function (im) { im.setAttribute("data-natural", im.naturalWidth + "x" + im.naturalHeight); });
+  document.querySelectorAll("img").forEach(function (im) {
+    im.setAttribute("data-natural", im.naturalWidth + "x" + im.naturalHeight); });
   document.body.setAttribute("data-probe", "done"); });</script>"""
 
 

@@ -219,7 +219,8 @@ def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
                              status_class=STATUS_CLASS.get(status, "bad"), expected=c.expect_reproduced,
                              why_not=c.why_not, note=note, plot=plot, calibration=calib.get(c.id),
                              stage=_stage(r or {}), family=family,
-                             command=f"theorylab check {pid}:{c.id} --scale full", runtime_s=_f((r or {}).get("runtime_s")),
+                             command=f"theorylab check {pid}:{c.id} --scale full",
+                             runtime_s=_f((r or {}).get("runtime_s")),
                              scale=(r or {}).get("scale", "")))
     return rows
 
@@ -377,7 +378,8 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
         for k, v in e["counts"].items():
             total[k] += v
     summary = {"stale": [e["id"] for e in entries if e["doc"] is not None and not e["current"]],
-               "missing": [e["id"] for e in entries if e["doc"] is None], "papers": len(entries), "claims": sum(total.values()), "figures": n_figures, "counts": total,
+               "missing": [e["id"] for e in entries if e["doc"] is None], "papers": len(entries),
+               "claims": sum(total.values()), "figures": n_figures, "counts": total,
                "time": sum(timings.get(e["id"], 0.0) for e in entries) if timings else None, "machine": machine}
     (out / "index.html").write_text(env.get_template("index.html.j2").render(
         entries=entries, summary=summary, **common), encoding="utf-8")
