@@ -118,6 +118,8 @@ def test_source_badge_and_interval_picture():
     assert H.source_of(bare, "[paper] Thm 1")[0] == "paper"
     assert H.source_of(bare, "Theorem 3.2 [3rd-party full-text reading]")[0] == "third-party"
     assert H.source_of(bare, "R: owner/repo, file.m")[0] == "code"
+    assert H.source_of(bare, "[paper: code] model.py starts; [derived] bound")[0] == "code"
+    assert H.source_of(bare, "Lemma 3.4 phase 3 [RECALLED]")[0] == "paper"
     assert H.source_of(bare, "Lemma 3.7 setting; [DERIVED] E f = ...")[0] == "derived"
     n = {"value": 1.0, "ci_low": 0.9, "ci_high": 1.1, "fw_low": 0.8, "fw_high": 1.2, "level": 0.95,
          "predicted_value": 2.0, "tol_abs": 0.1, "tol_rel": 0.0}

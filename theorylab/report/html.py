@@ -43,12 +43,19 @@ def source_of(claim, citation: str) -> tuple[str, str]:
         return str(src), str(ref or citation or "")
     text = citation or ""
     low = text.lower()
-    tag = re.search(r"\[(paper|derived|third-party|3rd-party|r)\b", low)
-    if tag:
-        word = tag.group(1)
-        src = {"r": "code", "3rd-party": "third-party"}.get(word, word)
-    elif low.startswith("r:") or "paper code" in low or "paper: code" in low or "repository" in low:
-        src = "code"
+    tags = [t.strip() for t in re.findall(r"\[([^\]]+)\]", low)]
+    tag = next((t for t in tags if re.match(r"(paper|derived|third-party|3rd-party|r\b)", t)), None)
+    if tag is None and re.match(r"(r:|paper:? code)", low):
+        tag = "r"
+    if tag is not None:
+        if re.match(r"(r\b|paper:? code)", tag):
+            src = "code"
+        elif tag.startswith(("3rd-party", "third-party")):
+            src = "third-party"
+        elif tag.startswith("derived"):
+            src = "derived"
+        else:
+            src = "paper"
     elif "3rd-party" in low or "third-party" in low:
         src = "third-party"
     elif "derived" in low:
