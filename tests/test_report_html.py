@@ -8,6 +8,7 @@ blank.  It runs in CI (``.ci/run`` installs Debian's ``chromium``); under ``CI=t
 browser fails the test instead of skipping it.
 """
 
+import json
 import os
 import re
 import shutil
@@ -29,10 +30,20 @@ from theorylab.report import html as H  # noqa: E402
 PAPERS = ["gabp", "highway_bp", "missing_mass"]  # a declared finding, the smallest paper, several figures
 
 
+TEX = r"$\sqrt{n}\,|\theta_{RR}-\theta^*|$"  # a formula in a statement, as the main text may carry
+LONE = "a price of $5 stays text"             # a lone dollar sign in a note is not a formula
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    summary = H.write_site(out, PAPERS, roots=[results_dir()])
+    """The site of PAPERS from the committed records, gabp's first statement given a formula and its
+    note a lone dollar sign (a copy of the record, first in the search path)."""
+    out, records = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("records")
+    doc = json.loads((results_dir() / "gabp.full.json").read_text())
+    doc["results"][0]["statement"] += f" (in TeX: {TEX})"
+    doc["results"][0]["note"] = f"{LONE}; " + doc["results"][0].get("note", "")
+    (records / "gabp.full.json").write_text(json.dumps(doc))
+    summary = H.write_site(out, PAPERS, roots=[records, results_dir()])
     return out, summary
 
 
@@ -205,9 +216,13 @@ def test_pages_render_in_headless_chromium(site, tmp_path, which):
     if page == "index":
         assert {el.text for el in labels} >= {"reproduced", "declared finding"}
     else:
-        record, _ = H.find_record(page, [results_dir()])
+        record = json.loads((results_dir() / f"{page}.full.json").read_text())
         shown = sorted(el.get("data-verdict") for el in labels if el.get("data-verdict"))
         assert shown == sorted(r["verdict"] for r in record["results"])
+        first = next(el for el in dom.iter("tbody") if el.get("data-claim") == record["results"][0]["claim"])
+        stmt = next(el for el in first.iter("td") if "stmt" in _classes(el))
+        assert any("katex" in _classes(el) for el in stmt.iter()), "the statement's formula was not rendered"
+        assert LONE in "".join(first.itertext())
         images = list(dom.iter("img"))
         assert images and all(int(im.get("data-natural", "0x0").split("x")[0]) > 0 for im in images)
 
