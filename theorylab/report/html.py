@@ -192,8 +192,11 @@ def _calibration(pid: str, root: Path) -> dict[str, dict]:
 
 def _stage(row: dict) -> dict:
     """Two-stage verdict fields of a record row, if it has them (``stage``, ``stage1_*``)."""
-    out = {k: v for k, v in row.items() if k == "stage" or k.startswith("stage1_")}
-    return {k: v for k, v in out.items() if v not in (None, "", {})}
+    out = {}
+    for k, v in row.items():
+        if (k == "stage" or k.startswith("stage1_")) and v not in (None, "", {}, []):
+            out["decided at stage" if k == "stage" else "first stage " + k[len("stage1_"):].replace("_", " ")] = v
+    return out
 
 
 def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
