@@ -337,8 +337,10 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
 
     env = _env()
     generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    from theorylab.core.calibrate import RATIO_BAND
+
     rule = {"alpha": f"{FAMILY_ALPHA:g}", "n": DESIGN_CLAIMS, "level": f"{100 * FAMILY_LEVEL:.4g}",
-            "z": f"{Z_FAMILY:.2f}"}
+            "z": f"{Z_FAMILY:.2f}", "band": f"{RATIO_BAND[0]:g} to {RATIO_BAND[1]:g}"}
     common = {"generated": generated, "rule": rule, "statuses": STATUSES, "status_class": STATUS_CLASS}
     entries, findings, unexpected = [], [], []
     n_figures = 0
