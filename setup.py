@@ -8,4 +8,7 @@ setup(
     packages=find_packages(include=["theorylab", "theorylab.*"])
     + ["theorylab.validations", "theorylab.benchmarks"],
     package_dir={"theorylab.validations": "validations", "theorylab.benchmarks": "benchmarks"},
+    # the HTML report's templates, stylesheet and vendored KaTeX (theorylab report --html)
+    package_data={"theorylab.report": ["templates/*.j2", "static/*.css", "static/*.js", "static/katex/*",
+                                       "static/katex/fonts/*.woff2"]},
 )

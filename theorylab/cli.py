@@ -453,6 +453,9 @@ def _draw_figures(figs, args, outdir, progress):
 
 
 def cmd_report(args) -> int:
+    if args.html:  # the static site (theorylab.report.html), from the records; runs nothing
+        from .report.html import report_command
+        return report_command(args)
     from .core import ledger
     from .core.checks import discover
     from .core.paths import ledger_path, results_dir
@@ -688,6 +691,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help="scale for papers with no current record")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--no-cache", action="store_true")
+    r.add_argument("--html", action="store_true", help="a static HTML site instead: --out DIR (the site's folder), "
+                   "--publish writes docs/")
 
     b = command("bench", cmd_bench, "benchmarks: speed-up against a reference in the same process")
     targets(b, "PAPER")

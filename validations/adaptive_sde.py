@@ -716,7 +716,8 @@ def trajectories_phases(*, eta, n_paths, t_end, seed):
 
 
 @figure(PAPER, "stationary_vs_sigma",
-        caption="Stationary E f vs sigma, log-log: SignSGD slope 1, SGD slope 2, closed forms dotted",
+        caption="Stationary E f vs sigma, log-log (95% error bars): SignSGD slope 1, SGD slope 2; closed forms in grey, "
+                "SignSGD's dashed and SGD's dash-dotted",
         scales={"ci": dict(_STAT["ci"], sigmas=(0.5, 2.0), n_paths=40, t_avg=3.0), "full": dict(_STAT["full"])})
 def stationary_vs_sigma(*, eta, sigmas, n_paths, t_avg, seed):
     fig, axes = subplots(1, 1, width=5.0, height=4.0)
@@ -774,7 +775,8 @@ def signsgd_vs_nu(*, eta, n_paths, t_avg, nus, seed):
 
 @figure(PAPER, "saturation_vs_theta",
         caption="RMSpropW / AdamW asymptotic E f vs sigma for weight decay theta in {0, 0.1, 1}: linear for theta = 0, "
-                "saturating at eta sum h / (4 theta) for theta > 0; closed form dotted",
+                "saturating at eta sum h / (4 theta) for theta > 0 (thin horizontal lines); closed forms in grey, "
+                "dashed / dash-dotted / dotted for theta = 0 / 0.1 / 1",
         scales={"ci": dict(eta=4e-3, n_paths=20, sigmas=(1.0, 16.0, 256.0)),
                 "full": dict(eta=1e-3, n_paths=1000, sigmas=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0,
                                                              1024.0))})

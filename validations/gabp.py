@@ -461,8 +461,9 @@ FIG_SCALES = {"ci": dict(n_games=4, T_full=300, T_noisy=500, d=20),
 @figure(PAPER, "gap_vs_t",
         caption="Figure 1 (left) setup: mean last-iterate gap (shaded: standard error over random payoff games, "
                 "d = 50) of GABP, APGA and OGA with full feedback (T = 1000, eta = 0.05) and noisy feedback "
-                "(N(0, 0.1^2), T = 10^4, eta = 0.001) with the repository's hyperparameters; dashed: the theorems' "
-                "orders t^-1 (Thm 4.1) and t^-1/7 (Thm 4.3) and APGA's t^-1/2. At ci scale: 4 games, d = 20, T = 300 / 500",
+                "(N(0, 0.1^2), T = 10^4, eta = 0.001) with the repository's hyperparameters; dotted: the theorems' "
+                "orders t^-1 (Thm 4.1) and t^-1/7 (Thm 4.3); dashed: APGA's t^-1/2. At ci scale: 4 games, d = 20, "
+                "T = 300 / 500",
         scales=FIG_SCALES)
 def gap_vs_t(*, n_games, T_full, T_noisy, d, seed):
     fig, ax = subplots(1, 2, width=5.0, height=3.8)
