@@ -138,15 +138,10 @@ for _opt, _sig, _src, _ref, _cit in (
         ("signsgd", 0.5, "paper", "Thm 3.2, Cor. 3.3", "Thm 3.2 / Cor. 3.3 (weak order 1)"),
         ("rmspropw", 1.0, "third-party", "Thm 3.10-type", "RMSpropW SDE, Thm 3.10-type (weak order 1) [RECALLED form]"),
         ("adamw", 1.0, "third-party", "Thm 3.12-type", "AdamW SDE, Thm 3.12-type (weak order 1) [RECALLED form]")):
-    def _make(opt=_opt, sig=_sig):
-        def f(*, n_paths, etas, seed):
-            return _weak_claim(opt, sig, n_paths=n_paths, etas=etas, seed=seed)
-        f.__name__ = f.__qualname__ = f"weak_order_{opt}"
-        return f
     claim(PAPER, f"weak_order_{_opt}", source=_src, ref=_ref, citation=_cit,
           statement=f"the {_opt} SDE tracks the optimizer's mean loss with sup_t error O(eta) "
                     f"(log-log slope in eta >= 1)",
-          scales=_WEAK)(_make())
+          scales=_WEAK, fixed=dict(optimizer=_opt, sigma=_sig))(_weak_claim)
 
 
 # the same check on a small MLP regression (numpy; issue #3's third test objective)

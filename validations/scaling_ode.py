@@ -106,17 +106,13 @@ def _power_law_claim(beta, *, N, n_seeds, seed):
 
 
 for _beta in (0.5, 1.0, 2.0):
-    def _make(beta):
-        def check(*, N, n_seeds, seed):
-            return _power_law_claim(beta, N=N, n_seeds=n_seeds, seed=seed)
-        check.__name__ = check.__qualname__ = f"power_law_beta_{str(beta).replace('.', 'p')}"
-        return check
     claim(PAPER, f"power_law_beta_{_beta:g}", source="paper", ref="Sec. 4.2, Fig. 2", citation="Sec. 4.2, power-law regime (cf. Fig. 2 right)",
           statement=f"linear activation, L = N, beta={_beta:g}: on the power-law window "
                     f"1/(2 eta lam_1) << alpha << 1/(2 eta lam_L) the log-log slope of SGD's mean eps_g is the "
                     f"theory's (exact finite-N slope), which tends to -beta/(1+beta) = {-_beta / (1 + _beta):.3f} as "
                     f"N = L grows (a trend at these sizes for beta < 1: finite-L correction ~0.1 at beta = 0.5)",
-          scales={"ci": dict(N=128, n_seeds=10), "full": dict(N=1024, n_seeds=16)})(_make(_beta))
+          scales={"ci": dict(N=128, n_seeds=10), "full": dict(N=1024, n_seeds=16)},
+          fixed=dict(beta=_beta))(_power_law_claim)
 
 
 # --------------------------------------------------------------------------- 2b. L = 1 rate
@@ -139,24 +135,24 @@ def _linear_paths(*, N, L, beta, eta, alphas, n_seeds, seed):
     return tab.pivot(index="seed_index", columns="alpha", values="eps_g").to_numpy()
 
 
+def _isotropic_rate_claim(eta, *, N, n_seeds, seed):
+    pred = eta * (2 - eta)
+    alphas = np.linspace(0, 8.0 / pred, 17)
+    eps = _linear_paths(N=N, L=1, beta=1.0, eta=eta, alphas=alphas, n_seeds=n_seeds, seed=seed)
+    m, (lo, hi) = _rate_of_mean(alphas, eps, seed=seed)
+    exact_n = finite_n_rate(N=N, L=1, beta=1.0, eta=eta)
+    return Estimate(value=m, ci=(lo, hi), predicted=pred, atol=abs(exact_n - pred),
+                    data=pd.DataFrame({"alpha": alphas, "eps_mean": eps.mean(0)}),
+                    note=f"N={N}, rate of the mean over {n_seeds} paths; atol = |exact finite-N rate "
+                         f"{exact_n:.5f} - eta(2-eta)| (the O(eta^2/N) term of the exact second-moment "
+                         f"recursion)")
+
+
 for _eta in (0.5, 1.5):
-    def _make_rate(eta):
-        def check(*, N, n_seeds, seed):
-            pred = eta * (2 - eta)
-            alphas = np.linspace(0, 8.0 / pred, 17)
-            eps = _linear_paths(N=N, L=1, beta=1.0, eta=eta, alphas=alphas, n_seeds=n_seeds, seed=seed)
-            m, (lo, hi) = _rate_of_mean(alphas, eps, seed=seed)
-            exact_n = finite_n_rate(N=N, L=1, beta=1.0, eta=eta)
-            return Estimate(value=m, ci=(lo, hi), predicted=pred, atol=abs(exact_n - pred),
-                            data=pd.DataFrame({"alpha": alphas, "eps_mean": eps.mean(0)}),
-                            note=f"N={N}, rate of the mean over {n_seeds} paths; atol = |exact finite-N rate "
-                                 f"{exact_n:.5f} - eta(2-eta)| (the O(eta^2/N) term of the exact second-moment "
-                                 f"recursion)")
-        check.__name__ = check.__qualname__ = f"isotropic_rate_{str(eta).replace('.', 'p')}"
-        return check
     claim(PAPER, f"isotropic_rate_eta_{_eta:g}", source="paper", ref="Sec. 4.1", citation="Sec. 4.1 (L = 1, exponential decay)",
           statement=f"L = 1, linear: eps_g ~ exp(-eta(2 - eta) alpha), eta={_eta:g}",
-          scales={"ci": dict(N=512, n_seeds=16), "full": dict(N=2048, n_seeds=64)})(_make_rate(_eta))
+          scales={"ci": dict(N=512, n_seeds=16), "full": dict(N=2048, n_seeds=64)},
+          fixed=dict(eta=_eta))(_isotropic_rate_claim)
 
 
 # --------------------------------------------------------------------------- 3. crossover / late-time rate

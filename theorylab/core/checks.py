@@ -251,8 +251,24 @@ def _check_scales(scales, what):
 SOURCES = ("paper", "code", "third-party", "derived")
 
 
+def _bind(func, fixed: dict):
+    """``func`` with ``fixed`` bound: a picklable partial that keeps the module and a qualified name
+    naming the row (the registry and the fingerprint read them)."""
+    import functools
+
+    if not isinstance(fixed, dict) or not all(isinstance(k, str) for k in fixed):
+        raise TypeError(f"fixed must be a dict of argument names to values; got {fixed!r}")
+    bound = functools.partial(func, **fixed)
+    bound.__module__ = func.__module__
+    bound.__name__ = func.__name__
+    bound.__qualname__ = f"{func.__qualname__}[{', '.join(f'{k}={v!r}' for k, v in sorted(fixed.items()))}]"
+    bound.__doc__ = func.__doc__
+    return bound
+
+
 def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales: dict,
-          expect_reproduced: bool = True, why_not: str = "", stream: str = "", source: str = "", ref: str = ""):
+          expect_reproduced: bool = True, why_not: str = "", stream: str = "", source: str = "", ref: str = "",
+          fixed: dict | None = None):
     """Register a claim function (see the module docstring).
 
     ``stream``: claims naming the same stream get the same seed, so that several claims can be
@@ -262,6 +278,11 @@ def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales:
     ``source``: where the statement comes from, one of :data:`SOURCES` (the paper's text, the
     authors' code, a third-party restatement, or our derivation); ``ref``: where in it (``"Thm 3.2"``,
     ``"authors' repository, optim.py"``); ``citation`` keeps the detail.
+    ``fixed``: arguments bound to the function for this claim, so that a table of claims is one
+    module-level function declared once per row::
+
+        for beta in (0.5, 1.0, 2.0):
+            claim(PAPER, f"power_law_beta_{beta:g}", ..., fixed=dict(beta=beta))(power_law_claim)
     """
     if not expect_reproduced and not why_not:
         raise ValueError(f"{paper.id}:{claim_id}: a claim not expected to reproduce needs why_not")
@@ -271,7 +292,8 @@ def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales:
 
     def deco(func):
         REGISTRY.add_paper(paper)
-        c = Claim(paper, claim_id, statement, citation, func, _check_scales(scales, claim_id),
+        bound = _bind(func, fixed) if fixed else func
+        c = Claim(paper, claim_id, statement, citation, bound, _check_scales(scales, claim_id),
                   expect_reproduced, why_not, stream, source, ref)
         REGISTRY._add(REGISTRY.claims, c.key, c)
         func.claim = c
