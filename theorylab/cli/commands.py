@@ -1,224 +1,33 @@
-"""The ``theorylab`` command line.
+"""The commands of ``theorylab``: one ``cmd_*(args) -> exit code`` per subcommand.
 
-    theorylab list
-    theorylab check rr_sgd --scale ci              # table of claims; exit 1 on any unexpected outcome
-    theorylab check rr_sgd:pr_bias_order -k bias   # one claim; pytest-like -k selection
-    theorylab check --all --scale full --format json
-    theorylab figures rr_sgd                        # PNG + CSV of the plotted data
-    theorylab calibrate scaling_ode --seeds 20      # verdict stability and interval calibration
-    theorylab report                                # the ledger from the recorded results
-    theorylab reproduce                             # every claim and figure at full scale, timed
-    theorylab bench rr_sgd | cite rr_sgd
-
-Outputs: a user's runs write under ``--out DIR`` (default ``$THEORYLAB_OUT`` or
-``<cache>/out``, the cache being ``$THEORYLAB_CACHE`` or ``~/.cache/theorylab``) and never touch
-the checkout.  ``--publish`` (maintainers) writes the committed ``results/``, ``figures/`` and
-``paper_checks.md`` instead; it refuses ``--set`` overrides and ci-scale figures.
-
-``--scheduler ADDRESS`` (before or after the command, or ``$THEORYLAB_DASK_SCHEDULER``) runs the
-claims and their sweep points on a dask cluster.  SIGINT/SIGTERM stop a run cleanly (exit 130 /
-143): nothing partial is recorded, and what finished is cached, so the same command resumes.
+Every import of the check framework (and so of the validation modules) happens inside a
+command, so ``theorylab --help`` and a usage error stay fast.
 """
 
 from __future__ import annotations
 
-import argparse
-import ast
 import contextlib
 import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
 
-from . import __version__
-
-SCALE_CHOICES = ("ci", "full")
-
-
-# ----------------------------------------------------------------------------------------- output
-def _eprint(*a):
-    print(*a, file=sys.stderr, flush=True)
+from .. import __version__
+from .output import _eprint, _table
+from .selection import _check_overrides_apply, _claim_overrides, parse_overrides, select_claims, select_papers
 
 
-def _shorten(text, width):
-    text = str(text).replace("\n", " ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+def Progress(*args, **kwargs):  # noqa: N802 - imported on first use: `theorylab --help` loads no core module
+    from ..core.progress import Progress as _Progress
 
-
-def _table(rows, headers, max_width=60) -> str:
-    """A plain-text table; cells longer than ``max_width`` end in "…" (``--verbose`` prints them whole)."""
-    rows = [[_shorten(c, max_width) for c in r] for r in rows]
-    widths = [max([len(str(h))] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-
-    def fmt(r):
-        return "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-
-    return "\n".join([fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
-
-
-class Progress:
-    """Progress of a run: a tqdm bar on a terminal, plain lines otherwise (CI logs).
-
-    Reports claims, the sweep points inside a claim (through the run context) and numba
-    compilation (through numba's event API), so a first run never sits silent.
-    """
-
-    def __init__(self, total, desc, enabled=True, stream=None):
-        self.stream = stream or sys.stderr
-        self.enabled = enabled
-        self.tty = enabled and self.stream.isatty()
-        self.total, self.desc, self.done = total, desc, 0
-        self.bar = None
-        self._last_line = 0.0
-        self._compiling = set()
-        if self.tty:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, desc=desc, leave=False, file=self.stream)
-        self._listener = self._install_numba_listener() if enabled else None
-
-    def _line(self, text):
-        if self.bar is not None:
-            self.bar.write(text, file=self.stream)
-        else:
-            print(text, file=self.stream, flush=True)
-
-    def _install_numba_listener(self):
-        try:
-            from numba.core import event
-        except ImportError:  # pragma: no cover - numba is a dependency
-            return None
-        progress = self
-
-        class _Compile(event.Listener):
-            def on_start(self, ev):
-                name = getattr(ev.data.get("dispatcher"), "__qualname__", None) if isinstance(ev.data, dict) else None
-                name = name or "a kernel"
-                if name not in progress._compiling:
-                    progress._compiling.add(name)
-                    progress._line(f"  compiling {name} (numba, first run; cached afterwards)")
-
-            def on_end(self, ev):
-                pass
-
-        listener = _Compile()
-        event.register("numba:compile", listener)
-        return listener
-
-    def start(self, what):
-        if self.bar is not None:
-            self.bar.set_postfix_str(what)
-        elif self.enabled:
-            self._line(f"[{self.done + 1}/{self.total}] {self.desc}: {what} ...")
-
-    def finish(self, what, detail=""):
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update(1)
-        elif self.enabled:
-            self._line(f"[{self.done}/{self.total}] {self.desc}: {what} {detail}".rstrip())
-
-    def __call__(self, event, **info):
-        """The run context's progress hook: ``progress("sweep_point", done=i, total=n, desc=...)``."""
-        if not self.enabled or event != "sweep_point":
-            return
-        done, total = info.get("done", 0), info.get("total", 0)
-        text = f"{info.get('desc', 'sweep')} point {done}/{total}"
-        if self.bar is not None:
-            self.bar.set_postfix_str(text)
-        elif time.monotonic() - self._last_line > 5 or done == total:
-            self._last_line = time.monotonic()
-            self._line(f"    {text}")
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-        if self._listener is not None:
-            from numba.core import event
-
-            event.unregister("numba:compile", self._listener)
-            self._listener = None
-
-
-# -------------------------------------------------------------------------------------- selection
-def _keyword_matcher(expr: str):
-    """pytest-like ``-k``: words matched as substrings of ``paper:claim``, with and/or/not/()."""
-    tokens = re.findall(r"\(|\)|[^\s()]+", expr)
-    if not tokens:
-        raise ValueError(f"-k needs an expression; got {expr!r}")
-    parts = []
-    for t in tokens:
-        if t in ("and", "or", "not", "(", ")"):
-            parts.append(t)
-        else:
-            parts.append(f"({t!r} in key)")
-    code = " ".join(parts)
-    try:
-        compiled = compile(code, "<-k>", "eval")
-        eval(compiled, {"__builtins__": {}}, {"key": ""})  # noqa: S307 - built from quoted literals only
-    except SyntaxError as exc:
-        raise ValueError(f"-k expression {expr!r} is not valid (use words, and, or, not, parentheses)") from exc
-    return lambda key: bool(eval(compiled, {"__builtins__": {}}, {"key": key}))  # noqa: S307
-
-
-def select_claims(targets, *, all_=False, keyword=None):
-    """Claims named by ``PAPER`` or ``PAPER:CLAIM`` targets (or every claim with ``all_``), filtered by ``-k``."""
-    from .core.checks import discover
-
-    reg = discover()
-    if not targets and not all_:
-        raise ValueError("name a paper (PAPER or PAPER:CLAIM; `theorylab list` shows them) or use --all")
-    known = sorted(reg.papers)
-    chosen = []
-    if all_:
-        chosen = [c for pid in known for c in reg.claims_of(pid)]
-    for t in targets:
-        pid, _, cid = t.partition(":")
-        if pid not in reg.papers:
-            raise ValueError(f"unknown paper id {pid!r}; known: {', '.join(known)}")
-        claims = reg.claims_of(pid)
-        if cid:
-            match = [c for c in claims if c.id == cid]
-            if not match:
-                raise ValueError(f"{pid} has no claim {cid!r}; its claims: {', '.join(c.id for c in claims)}")
-            claims = match
-        chosen += [c for c in claims if c not in chosen]
-    if keyword:
-        match = _keyword_matcher(keyword)
-        chosen = [c for c in chosen if match(c.key)]
-    if not chosen:
-        raise ValueError("no claim matches the selection" + (f" with -k {keyword!r}" if keyword else ""))
-    return chosen
-
-
-def select_papers(targets, *, all_=False):
-    from .core.checks import paper_ids, resolve_papers
-
-    if not targets and not all_:
-        raise ValueError("name a paper (`theorylab list` shows them) or use --all")
-    return paper_ids() if all_ else resolve_papers([t.partition(":")[0] for t in targets])
-
-
-def parse_overrides(items) -> dict:
-    """``--set name=value`` pairs; values are Python literals (numbers, lists, strings)."""
-    out = {}
-    for item in items or []:
-        name, eq, text = item.partition("=")
-        if not eq or not name.isidentifier():
-            raise ValueError(f"--set takes name=value (a parameter of the claim's scale); got {item!r}")
-        try:
-            out[name] = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            out[name] = text
-    return out
+    return _Progress(*args, **kwargs)
 
 
 # ------------------------------------------------------------------------------------ where to write
 def out_root(args) -> Path:
     """The folder for a user's outputs (``--out``, ``$THEORYLAB_OUT`` or ``<cache>/out``)."""
-    from .core.cache import default_cache_dir
+    from ..core.cache import default_cache_dir
 
     if getattr(args, "out", None):
         return Path(args.out)
@@ -226,13 +35,13 @@ def out_root(args) -> Path:
 
 
 def results_root(args) -> Path:
-    from .core.paths import results_dir
+    from ..core.paths import results_dir
 
     return results_dir() if getattr(args, "publish", False) else out_root(args) / "results"
 
 
 def _cache(args):
-    from .core.cache import Cache
+    from ..core.cache import Cache
 
     return None if getattr(args, "no_cache", False) else Cache()
 
@@ -247,7 +56,7 @@ def _connected(scheduler):
     if not scheduler:
         yield None
         return
-    from .core import dask_backend
+    from ..core import dask_backend
 
     client = dask_backend.connect(scheduler)
     try:
@@ -259,12 +68,12 @@ def _connected(scheduler):
 # ------------------------------------------------------------------------------------------ running
 def run_claims(claims, scale, seed, *, cache, force, overrides, progress, scheduler=None):
     """Run ``claims`` in order (locally, or on the dask cluster at ``scheduler``); a list of Results."""
-    from .core.checks import run_claim
-    from .core.context import using_run
+    from ..core.checks import run_claim
+    from ..core.context import using_run
 
     per_claim = [_claim_overrides(c, scale, overrides) for c in claims]
     if scheduler:
-        from .core import dask_backend
+        from ..core import dask_backend
 
         with _connected(scheduler) as client, using_run(executor="dask", scheduler=client, progress=progress):
             if any(per_claim):
@@ -283,24 +92,8 @@ def run_claims(claims, scale, seed, *, cache, force, overrides, progress, schedu
     return results
 
 
-def _claim_overrides(c, scale, overrides):
-    if not overrides:
-        return None
-    return {k: v for k, v in overrides.items() if k in c.params(scale)}
-
-
-def _check_overrides_apply(claims, scale, overrides):
-    if not overrides:
-        return
-    known = set().union(*(c.params(scale) for c in claims))
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise ValueError(f"--set {', '.join(unknown)}: no selected claim has such a parameter at scale {scale}; "
-                         f"their parameters are {', '.join(sorted(known)) or '(none)'}")
-
-
 def _print_results(results, fmt, verbose, scale):
-    from .core.results import frame, result_record
+    from ..core.results import frame, result_record
 
     if fmt == "json":
         print(json.dumps([result_record(r) for r in results], indent=1))
@@ -326,7 +119,7 @@ def _print_results(results, fmt, verbose, scale):
 
 
 def cmd_list(args) -> int:
-    from .core.checks import discover
+    from ..core.checks import discover
 
     reg = discover()
     rows = [(pid, len(reg.claims_of(pid)), len(reg.figures_of(pid)), len(reg.benchmarks_of(pid)), reg.papers[pid].title)
@@ -336,7 +129,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .core import ledger
+    from ..core import ledger
 
     overrides = parse_overrides(args.set)
     if overrides and args.publish:
@@ -365,8 +158,8 @@ def cmd_check(args) -> int:
 
 def _merge_with_record(pid, scale, results, folder):
     """A run of some claims of a paper keeps the paper's other current results in its record."""
-    from .core.checks import discover
-    from .core.ledger import RecordError, load_record, paper_fingerprint
+    from ..core.checks import discover
+    from ..core.ledger import RecordError, load_record, paper_fingerprint
 
     all_ids = [c.id for c in discover().claims_of(pid)]
     if {r.claim for r in results} >= set(all_ids):
@@ -378,7 +171,7 @@ def _merge_with_record(pid, scale, results, folder):
         doc = None
     if not doc or doc.get("fingerprint") != paper_fingerprint(pid):
         return results
-    from .core.checks import Result
+    from ..core.checks import Result
 
     have = {r.claim for r in results}
     kept = []
@@ -397,7 +190,7 @@ def _merge_with_record(pid, scale, results, folder):
 
 
 def _summary(results, seconds) -> int:
-    from .core.checks import STATUSES
+    from ..core.checks import STATUSES
 
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
     bad = [f"{r.paper}:{r.claim} ({r.verdict})" for r in results if not r.ok]
@@ -408,7 +201,7 @@ def _summary(results, seconds) -> int:
 
 
 def _figure_targets(args):
-    from .core.checks import discover
+    from ..core.checks import discover
 
     reg = discover()
     papers = select_papers(args.targets, all_=args.all)
@@ -421,8 +214,8 @@ def _figure_targets(args):
 
 
 def cmd_figures(args) -> int:
-    from .core.context import using_run
-    from .core.paths import figures_dir
+    from ..core.context import using_run
+    from ..core.paths import figures_dir
 
     if args.publish and args.scale != "full":
         raise ValueError("--publish writes the committed full-scale figures; use --scale full (the default)")
@@ -436,8 +229,8 @@ def cmd_figures(args) -> int:
 
 def _draw_figures(figs, args, outdir, progress):
     """Draw and save ``figs``; on a cluster (the run's dask executor) their sweep points run there."""
-    from .core.checks import child_seed
-    from .core.plotting import save_figure
+    from ..core.checks import child_seed
+    from ..core.plotting import save_figure
 
     try:
         for f in figs:
@@ -453,9 +246,9 @@ def _draw_figures(figs, args, outdir, progress):
 
 
 def cmd_report(args) -> int:
-    from .core import ledger
-    from .core.checks import discover
-    from .core.paths import ledger_path, results_dir
+    from ..core import ledger
+    from ..core.checks import discover
+    from ..core.paths import ledger_path, results_dir
 
     reg = discover()
     roots = [results_dir()] if args.publish else [out_root(args) / "results", results_dir()]
@@ -497,7 +290,7 @@ def _load_timings(folder):
 
 
 def cmd_bench(args) -> int:
-    from .core.checks import discover
+    from ..core.checks import discover
 
     reg = discover()
     status = 0
@@ -515,8 +308,8 @@ def cmd_bench(args) -> int:
 
 
 def _calibrate_one(pid, seeds, args, folder, client):
-    from .core.calibrate import calibrate_paper
-    from .core.checks import discover
+    from ..core.calibrate import calibrate_paper
+    from ..core.checks import discover
 
     claims = discover().claims_of(pid)
     progress = Progress(len(claims) * len(seeds), f"calibrate {pid}", enabled=not args.no_progress)
@@ -535,8 +328,8 @@ def _calibrate_one(pid, seeds, args, folder, client):
 
 
 def cmd_calibrate(args) -> int:
-    from .core.calibrate import RATIO_BAND, render_markdown
-    from .core.paths import results_dir
+    from ..core.calibrate import RATIO_BAND, render_markdown
+    from ..core.paths import results_dir
 
     import pandas as pd
 
@@ -565,7 +358,7 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_cite(args) -> int:
-    from .core.checks import discover
+    from ..core.checks import discover
 
     reg = discover()
     for pid in select_papers(args.targets, all_=args.all):
@@ -587,10 +380,10 @@ def cmd_reproduce(args) -> int:
     """Every claim and figure at full scale, paper by paper, timed and resumable."""
     import platform
 
-    from .core import ledger
-    from .core.checks import child_seed, discover
-    from .core.paths import figures_dir
-    from .core.plotting import save_figure
+    from ..core import ledger
+    from ..core.checks import child_seed, discover
+    from ..core.paths import figures_dir
+    from ..core.plotting import save_figure
 
     reg = discover()
     papers = select_papers(args.targets, all_=not args.targets)
@@ -636,99 +429,3 @@ def cmd_reproduce(args) -> int:
 # (adaptive_sde, scaling_ode and relu_depth above this budget); 31 more at 150 s each keep all 38 under
 # 2 h (28.5 + 77.5 = 106 min).
 PAPER_BUDGET_S = 150
-
-
-# ------------------------------------------------------------------------------------------- parser
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="theorylab", description="Check ICLR 2025 theory papers by simulation.")
-    p.add_argument("--version", action="version", version=f"theorylab {__version__}")
-
-    def shared(sp, top=False):
-        d = {} if top else {"default": argparse.SUPPRESS}
-        sp.add_argument("--scheduler", help="dask scheduler address (or $THEORYLAB_DASK_SCHEDULER)", **d)
-        sp.add_argument("--out", help="folder for outputs (default $THEORYLAB_OUT or <cache>/out)", **d)
-        sp.add_argument("--publish", action="store_true",
-                        help="maintainers: write the committed results/, figures/, paper_checks.md", **d)
-        sp.add_argument("--no-progress", action="store_true", help="no progress display", **d)
-
-    shared(p, top=True)
-    sub = p.add_subparsers(dest="command", required=True)
-
-    def command(name, func, help_):
-        sp = sub.add_parser(name, help=help_)
-        shared(sp)
-        sp.set_defaults(func=func)
-        return sp
-
-    command("list", cmd_list, "papers with their claims, figures and benchmarks")
-
-    def targets(sp, what="PAPER or PAPER:CLAIM"):
-        sp.add_argument("targets", nargs="*", metavar="TARGET", help=what)
-        sp.add_argument("--all", action="store_true", help="every registered paper")
-
-    c = command("check", cmd_check, "run claims as checks and print the verdicts")
-    targets(c)
-    c.add_argument("-k", dest="keyword", help="keep claims whose paper:claim matches (pytest-like: and/or/not)")
-    c.add_argument("--scale", choices=SCALE_CHOICES, default="ci")
-    c.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    c.add_argument("--set", action="append", metavar="NAME=VALUE", help="override a scale parameter (non-standard)")
-    c.add_argument("--format", choices=("table", "json", "csv"), default="table", help="stdout format")
-    c.add_argument("--verbose", "-v", action="store_true", help="full statement, citation and note per claim")
-    c.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
-    c.add_argument("--force", action="store_true", help="recompute and overwrite cached results")
-    c.add_argument("--no-record", action="store_true", help="write no results record")
-
-    f = command("figures", cmd_figures, "regenerate figures (PNG + CSV)")
-    targets(f, "PAPER or PAPER:FIGURE")
-    f.add_argument("--scale", choices=SCALE_CHOICES, default="full")
-    f.add_argument("--seed", type=int, default=0)
-
-    r = command("report", cmd_report, "write the ledger paper_checks.md from the recorded results")
-    r.add_argument("targets", nargs="*", metavar="PAPER", help="papers in the ledger (default: all)")
-    r.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help="scale for papers with no current record")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--no-cache", action="store_true")
-
-    b = command("bench", cmd_bench, "benchmarks: speed-up against a reference in the same process")
-    targets(b, "PAPER")
-    b.add_argument("--quick", action="store_true", help="small sizes (seconds)")
-
-    k = command("calibrate", cmd_calibrate, "rerun claims over root seeds: verdict flips, interval calibration")
-    targets(k, "PAPER")
-    k.add_argument("--seeds", type=int, default=20, help="number of root seeds (default 20)")
-    k.add_argument("--first-seed", type=int, default=1, help="first root seed (default 1)")
-    k.add_argument("--scale", choices=SCALE_CHOICES, default="ci")
-    k.add_argument("--format", choices=("table", "json", "csv"), default="table")
-
-    t = command("cite", cmd_cite, "BibTeX of a paper and of theorylab")
-    targets(t, "PAPER")
-
-    rp = command("reproduce", cmd_reproduce, "every claim and figure at full scale, timed per paper (resumable)")
-    rp.add_argument("targets", nargs="*", metavar="PAPER", help="papers (default: all)")
-    rp.add_argument("--seed", type=int, default=0)
-    rp.add_argument("--no-cache", action="store_true")
-    return p
-
-
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)  # --help and --version end here, before any heavy import
-    from .core.interrupt import Interrupted, handling_signals
-    if args.command == "calibrate" and args.seeds < 2:
-        _eprint("theorylab: error: --seeds must be at least 2")
-        return 2
-    try:
-        with handling_signals():
-            return args.func(args)
-    except Interrupted as exc:
-        from .core.cache import default_cache_dir
-
-        _eprint(f"\ntheorylab: {exc}; nothing partial was recorded. Finished claims and sweep points are cached "
-                f"under {default_cache_dir()}: rerun the same command to resume.")
-        return exc.exit_code
-    except (ValueError, ConnectionError, OSError) as exc:
-        _eprint(f"theorylab: error: {exc}")
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
