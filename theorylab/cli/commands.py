@@ -27,11 +27,9 @@ def Progress(*args, **kwargs):  # noqa: N802 - imported on first use: `theorylab
 # ------------------------------------------------------------------------------------ where to write
 def out_root(args) -> Path:
     """The folder for a user's outputs (``--out``, ``$THEORYLAB_OUT`` or ``<cache>/out``)."""
-    from ..core.cache import default_cache_dir
+    from ..core.paths import out_dir
 
-    if getattr(args, "out", None):
-        return Path(args.out)
-    return Path(os.environ.get("THEORYLAB_OUT", default_cache_dir() / "out"))
+    return Path(args.out) if getattr(args, "out", None) else out_dir()
 
 
 def results_root(args) -> Path:
@@ -157,36 +155,33 @@ def cmd_check(args) -> int:
 
 
 def _merge_with_record(pid, scale, results, folder):
-    """A run of some claims of a paper keeps the paper's other current results in its record."""
+    """A run of some claims of a paper keeps the paper's other current results in its record.
+
+    Kept rows are read back as Results (``Result.from_record``) and written again unchanged; the
+    record lists the claims in their registry order, so a partial rerun changes only its own rows.
+    A record of another root seed or of older code is replaced, not merged.
+    """
     from ..core.checks import discover
-    from ..core.ledger import RecordError, load_record, paper_fingerprint
+    from ..core.ledger import RecordError, paper_fingerprint, read_record
 
     all_ids = [c.id for c in discover().claims_of(pid)]
     if {r.claim for r in results} >= set(all_ids):
         return results
     try:
-        doc = load_record(pid, scale, folder)
+        got = read_record(pid, scale, folder)
     except RecordError as exc:
         _eprint(f"note: {exc}; replacing it")
-        doc = None
-    if not doc or doc.get("fingerprint") != paper_fingerprint(pid):
+        got = None
+    if got is None:
         return results
-    from ..core.checks import Result
-
+    header, old = got
+    seeds = {r.root_seed for r in results}
+    if header.get("fingerprint") != paper_fingerprint(pid) or seeds != {header.get("root_seed")}:
+        return results
     have = {r.claim for r in results}
-    kept = []
-    for row in doc["results"]:
-        if row["claim"] in have or row["claim"] not in all_ids:
-            continue
-        r = Result(pid, row["claim"], row["statement"], row["citation"], row["scale"], row["seed"], row["verdict"],
-                   row["measured"], row["predicted"], row["tolerance"],
-                   row.get("measured_value") if row.get("measured_value") is not None else float("nan"),
-                   row["expect_reproduced"], row["runtime_s"], {}, row.get("note", ""),
-                   numbers=row.get("numbers") or {}, root_seed=doc.get("root_seed"), fingerprint=doc["fingerprint"],
-                   standard=row.get("standard", True))
-        r.params = row.get("params", {})
-        kept.append(r)
-    return kept + results
+    kept = [r for r in old if r.claim not in have and r.claim in all_ids]
+    order = {cid: i for i, cid in enumerate(all_ids)}
+    return sorted(kept + list(results), key=lambda r: order[r.claim])
 
 
 def _summary(results, seconds) -> int:

@@ -151,6 +151,19 @@ class Result:
         return {k: getattr(self, k) for k in ("paper", "claim", "citation", "statement", "measured", "predicted",
                                               "tolerance", "verdict", "scale", "seed", "runtime_s", "note")}
 
+    def to_record(self) -> dict:
+        """This result's row in a recorded ``results/<paper>.<scale>.json`` (schema: core.records)."""
+        from .records import to_record
+
+        return to_record(self)
+
+    @classmethod
+    def from_record(cls, row: dict, *, root_seed=None, fingerprint: str = "") -> "Result":
+        """The result a recorded row describes (``root_seed``, ``fingerprint``: the record's header)."""
+        from .records import from_record
+
+        return from_record(cls, row, root_seed=root_seed, fingerprint=fingerprint)
+
 
 STATUSES = ("reproduced", "declared finding", "unexpected failure", "declaration contradicted")
 OK_STATUSES = ("reproduced", "declared finding")
