@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .. import __version__
 from .output import _eprint, _table
-from .selection import _check_overrides_apply, _claim_overrides, parse_overrides, select_claims, select_papers
+from .selection import (_check_overrides_apply, _claim_overrides, parse_overrides, registry, select_claims,
+                        select_papers)
 
 
 def Progress(*args, **kwargs):  # noqa: N802 - imported on first use: `theorylab --help` loads no core module
@@ -36,6 +37,27 @@ def results_root(args) -> Path:
     from ..core.paths import results_dir
 
     return results_dir() if getattr(args, "publish", False) else out_root(args) / "results"
+
+
+def require_writable(args, *folders) -> None:
+    """Refuse, before any claim runs, an output folder that cannot be created or written to."""
+    import tempfile
+
+    for folder in folders:
+        folder = Path(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".theorylab-write-test-"):
+                pass
+        except OSError as exc:
+            if getattr(args, "publish", False):
+                given = "--publish (the checkout)"
+            elif getattr(args, "out", None):
+                given = f"--out {args.out}"
+            else:
+                given = "the output folder ($THEORYLAB_OUT or <cache>/out)"
+            raise ValueError(f"{given}: cannot write to {folder} ({exc.strerror or exc}); "
+                             f"choose a writable folder with --out DIR") from None
 
 
 def _cache(args):
@@ -78,16 +100,21 @@ def run_claims(claims, scale, seed, *, cache, force, overrides, progress, schedu
                 raise ValueError("--set is not supported together with --scheduler")
             results = dask_backend.run_claims(claims, scale, seed, client, cache=cache, force=force)
         for c, r in zip(claims, results):
-            progress.finish(c.key, f"{r.verdict} ({r.runtime_s:.1f}s)")
+            progress.finish(c.key, f"{r.verdict} ({_runtime(r)})")
         return results
     results = []
     with using_run(progress=progress):
         for c, ov in zip(claims, per_claim):
             progress.start(c.key)
             r = run_claim(c, scale, seed, cache=cache, force=force, overrides=ov)
-            progress.finish(c.key, f"{r.verdict} ({r.runtime_s:.1f}s)")
+            progress.finish(c.key, f"{r.verdict} ({_runtime(r)})")
             results.append(r)
     return results
+
+
+def _runtime(r) -> str:
+    """A result's runtime, or "cached" for one served from the cache (its runtime is an old run's)."""
+    return "cached" if getattr(r, "cached", False) else f"{r.runtime_s:.1f}s"
 
 
 def _print_results(results, fmt, verbose, scale):
@@ -105,7 +132,7 @@ def _print_results(results, fmt, verbose, scale):
         by_paper.setdefault(r.paper, []).append(r)
     for pid, rs in by_paper.items():
         rows = [(r.claim, r.measured, r.predicted, r.tolerance,
-                 r.verdict + ("" if r.status == "reproduced" else f" ({r.status})"), f"{r.runtime_s:.1f}s")
+                 r.verdict + ("" if r.status == "reproduced" else f" ({r.status})"), _runtime(r))
                 for r in rs]
         print(f"\n{pid} — scale {scale}")
         print(_table(rows, ["claim", "measured", "predicted", "tolerance", "verdict", "time"],
@@ -134,6 +161,8 @@ def cmd_check(args) -> int:
         raise ValueError("--set makes a run non-standard; it cannot be --publish'ed to the committed results")
     claims = select_claims(args.targets, all_=args.all, keyword=args.keyword)
     _check_overrides_apply(claims, args.scale, overrides)
+    if not args.no_record:
+        require_writable(args, results_root(args))
     t0 = time.perf_counter()
     progress = Progress(len(claims), f"check ({args.scale})", enabled=not args.no_progress)
     try:
@@ -144,7 +173,9 @@ def cmd_check(args) -> int:
     _print_results(results, args.format, args.verbose, args.scale)
     for r in results:
         if r.verdict == "error":
-            _eprint(f"  ! {r.paper}:{r.claim}: {r.note}")
+            given = _claim_overrides(next(c for c in claims if c.key == f"{r.paper}:{r.claim}"), args.scale, overrides)
+            with_set = f" (with --set {', '.join(f'{k}={v!r}' for k, v in given.items())})" if given else ""
+            _eprint(f"  ! {r.paper}:{r.claim}{with_set}: {r.note}")
     if not args.no_record:
         folder = results_root(args)
         for pid in dict.fromkeys(r.paper for r in results):
@@ -161,10 +192,9 @@ def _merge_with_record(pid, scale, results, folder):
     record lists the claims in their registry order, so a partial rerun changes only its own rows.
     A record of another root seed or of older code is replaced, not merged.
     """
-    from ..core.checks import discover
     from ..core.ledger import RecordError, paper_fingerprint, read_record
 
-    all_ids = [c.id for c in discover().claims_of(pid)]
+    all_ids = [c.id for c in registry([pid]).claims_of(pid)]
     if {r.claim for r in results} >= set(all_ids):
         return results
     try:
@@ -196,10 +226,8 @@ def _summary(results, seconds) -> int:
 
 
 def _figure_targets(args):
-    from ..core.checks import discover
-
-    reg = discover()
     papers = select_papers(args.targets, all_=args.all)
+    reg = registry(None if args.all else papers)
     figs = [f for pid in papers for f in reg.figures_of(pid)]
     named = [t.partition(":") for t in args.targets if ":" in t]
     if named:
@@ -216,6 +244,7 @@ def cmd_figures(args) -> int:
         raise ValueError("--publish writes the committed full-scale figures; use --scale full (the default)")
     figs = _figure_targets(args)
     outdir = figures_dir() if args.publish else out_root(args) / "figures"
+    require_writable(args, outdir)
     progress = Progress(len(figs), f"figures ({args.scale})", enabled=not args.no_progress)
     with _connected(_scheduler_address(args)) as client, using_run(**({"executor": "dask", "scheduler": client} if client else {})):
         _draw_figures(figs, args, outdir, progress)
@@ -249,6 +278,8 @@ def cmd_report(args) -> int:
     roots = [results_dir()] if args.publish else [out_root(args) / "results", results_dir()]
     if args.publish and args.targets:
         raise ValueError("--publish writes the whole ledger; give no papers")
+    ledger_file = ledger_path() if args.publish else out_root(args) / "paper_checks.md"
+    require_writable(args, ledger_file.parent, roots[0])
     records = {}
     for pid in (select_papers(args.targets) if args.targets else sorted(reg.papers)):
         doc = ledger.best_record(pid, roots=roots)
@@ -265,11 +296,33 @@ def cmd_report(args) -> int:
             doc = ledger.best_record(pid, roots=roots)
         records[pid] = doc
     timings, machine = _load_timings(roots[0])
-    path = ledger.write_ledger(records, ledger_path() if args.publish else out_root(args) / "paper_checks.md",
-                               timings=timings, machine=machine)
+    path = ledger.write_ledger(records, ledger_file, timings=timings, machine=machine)
     n = ledger.counts(records)
     print(f"wrote {path} ({sum(n.values())} claims: " + ", ".join(f"{k} {v}" for k, v in n.items()) + ")")
-    return 1 if n["unexpected failure"] or n["declaration contradicted"] else 0
+    failing = _failing_rows(records, reg)
+    if failing:
+        _eprint(f"report exits 1: {len(failing)} claim{'s' if len(failing) > 1 else ''} not as declared:")
+        for line in failing:
+            _eprint(f"  {line}")
+    return 1 if failing else 0
+
+
+def _failing_rows(records, reg) -> list[str]:
+    """``paper:claim (verdict at scale: status; record file)`` for each recorded claim that fails the ledger."""
+    from ..core.checks import OK_STATUSES, status_of
+
+    out = []
+    for pid, doc in records.items():
+        current = {c.id: c for c in reg.claims_of(pid)}
+        for row in doc["results"]:
+            c = current.get(row["claim"])
+            if c is None:
+                continue
+            status = status_of(row["verdict"], c.expect_reproduced)
+            if status not in OK_STATUSES:
+                out.append(f"{pid}:{row['claim']} ({row['verdict']} at {doc['scale']} scale: {status}; "
+                           f"{doc.get('path', 'record')})")
+    return out
 
 
 def _load_timings(folder):
@@ -285,11 +338,10 @@ def _load_timings(folder):
 
 
 def cmd_bench(args) -> int:
-    from ..core.checks import discover
-
-    reg = discover()
+    papers = select_papers(args.targets, all_=args.all)
+    reg = registry(None if args.all else papers, benchmarks=True)
     status = 0
-    for pid in select_papers(args.targets, all_=args.all):
+    for pid in papers:
         benches = reg.benchmarks_of(pid)
         if not benches:
             _eprint(f"{pid}: no benchmark registered")
@@ -304,9 +356,7 @@ def cmd_bench(args) -> int:
 
 def _calibrate_one(pid, seeds, args, folder, client):
     from ..core.calibrate import calibrate_paper
-    from ..core.checks import discover
-
-    claims = discover().claims_of(pid)
+    claims = registry([pid]).claims_of(pid)
     progress = Progress(len(claims) * len(seeds), f"calibrate {pid}", enabled=not args.no_progress)
 
     def tick(c, seed, r):
@@ -331,6 +381,7 @@ def cmd_calibrate(args) -> int:
     papers = select_papers(args.targets, all_=args.all)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
+    require_writable(args, folder)
     summaries = []
     with _connected(_scheduler_address(args)) as client:
         for pid in papers:
@@ -353,10 +404,9 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_cite(args) -> int:
-    from ..core.checks import discover
-
-    reg = discover()
-    for pid in select_papers(args.targets, all_=args.all):
+    papers = select_papers(args.targets, all_=args.all)
+    reg = registry(None if args.all else papers)
+    for pid in papers:
         print(reg.papers[pid].bibtex())
         print()
     print(THEORYLAB_BIBTEX)
@@ -376,14 +426,15 @@ def cmd_reproduce(args) -> int:
     import platform
 
     from ..core import ledger
-    from ..core.checks import child_seed, discover
+    from ..core.checks import child_seed
     from ..core.paths import figures_dir
     from ..core.plotting import save_figure
 
-    reg = discover()
     papers = select_papers(args.targets, all_=not args.targets)
+    reg = registry(papers if args.targets else None)
     cache, folder = _cache(args), results_root(args)
     fig_dir = figures_dir() if args.publish else out_root(args) / "figures"
+    require_writable(args, folder, fig_dir)
     timings, status = {}, 0
     t_all = time.perf_counter()
     for pid in papers:

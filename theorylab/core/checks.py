@@ -372,6 +372,7 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
             hit = _cached_result(cache, key, c, scale)
             if hit is not None:
                 hit.standard = standard  # same parameters, same numbers; standardness is how they were asked for
+                hit.cached = True  # not a field (never recorded): displays say "(cached)", not an old runtime
                 return hit
     interrupt.check()
     t0 = time.perf_counter()
