@@ -304,7 +304,7 @@ def test_a_corrupt_committed_record_stops_report_naming_the_file(tmp_path, monke
     assert str(bad) in capsys.readouterr().err
     import theorylab
     with pytest.raises(ValueError, match=re.escape(str(bad))):
-        theorylab.results(paper="rr_sgd")
+        theorylab.results(paper="rr_sgd", source="committed")
 
 
 def test_truncated_and_foreign_cache_files_are_reported_and_recomputed(tmp_path):

@@ -43,7 +43,7 @@ def site(tmp_path_factory):
     doc = json.loads((results_dir() / "gabp.full.json").read_text())
     doc["results"][0]["statement"] += f" (in TeX: {TEX})"
     doc["results"][0]["note"] = f"{LONE}; " + doc["results"][0].get("note", "")
-    doc["results"][1].update(stage=2, stage1_verdict="inconclusive")  # a two-stage verdict, when records carry one
+    doc["results"][1].update(stage=2, stage1={"verdict": "not reproduced", "measured": "0.5 [0.4, 0.6]"})  # two stages
     (records / "gabp.full.json").write_text(json.dumps(doc))
     summary = H.write_site(out, PAPERS, roots=[records, results_dir()])
     return out, summary
@@ -104,7 +104,8 @@ def test_every_claim_has_a_row_with_its_recorded_verdict(site):
             assert r["measured"] in text  # the recorded numbers, not retyped ones
         if pid == "gabp":
             second = "".join(rows[record["results"][1]["claim"]].itertext())
-            assert "decided at stage: 2" in second and "first stage verdict: inconclusive" in second
+            assert "decided on: the replicate stream (stage 2)" in second
+            assert "stage 1: not reproduced at 0.5 [0.4, 0.6]" in second
         for f in reg.figures_of(pid):
             fig = [el for el in doc.iter("figure") if el.get("id") == f"fig-{f.name}"]
             assert len(fig) == 1 and f.caption in "".join(fig[0].itertext())

@@ -8,8 +8,10 @@ top-level ``validations`` package, one module per paper id.
 __version__ = "0.1.0"
 
 
-def results(paper=None, scale=None, *, root=None):
-    """The recorded check results as a typed pandas DataFrame (see :mod:`theorylab.core.results`)."""
+def results(paper=None, scale=None, *, source="user", root=None):
+    """Recorded check results as a typed pandas DataFrame: by default your own runs (the records
+    ``theorylab check`` writes under ``$THEORYLAB_OUT`` or ``<cache>/out``); ``source="committed"``
+    for the checkout's ``results/``; ``root=`` for another folder.  See :mod:`theorylab.core.results`."""
     from .core.results import results as _results
 
-    return _results(paper, scale, root=root)
+    return _results(paper, scale, source=source, root=root)

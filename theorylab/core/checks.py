@@ -195,6 +195,19 @@ class Result:
         return {k: getattr(self, k) for k in ("paper", "claim", "citation", "statement", "measured", "predicted",
                                               "tolerance", "verdict", "scale", "seed", "runtime_s", "note")}
 
+    def to_record(self) -> dict:
+        """This result's row in a recorded ``results/<paper>.<scale>.json`` (schema: core.records)."""
+        from .records import to_record
+
+        return to_record(self)
+
+    @classmethod
+    def from_record(cls, row: dict, *, root_seed=None, fingerprint: str = "") -> "Result":
+        """The result a recorded row describes (``root_seed``, ``fingerprint``: the record's header)."""
+        from .records import from_record
+
+        return from_record(cls, row, root_seed=root_seed, fingerprint=fingerprint)
+
 
 STATUSES = ("reproduced", "declared finding", "unexpected failure", "declaration contradicted")
 OK_STATUSES = ("reproduced", "declared finding")
@@ -503,6 +516,7 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
             hit = _cached_result(cache, key, c, scale)
             if hit is not None:
                 hit.standard = standard  # same parameters, same numbers; standardness is how they were asked for
+                hit.cached = True  # not a field (never recorded): displays say "(cached)", not an old runtime
                 return hit
     stage1 = _run_stage(c, scale, seed, 1, params, cache, fingerprint, standard)
     result = two_stage(stage1, lambda: _run_stage(c, scale, seed, 2, params, cache, fingerprint, standard))

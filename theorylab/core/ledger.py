@@ -10,16 +10,17 @@ ledger is generated, never hand-edited.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import platform
 from pathlib import Path
 
 import theorylab
 
+from . import records
 from .cache import atomic_write_text
 from .fingerprint import code_fingerprint
 from .checks import Result, discover
 from .paths import ledger_path, results_dir
+from .records import RecordError  # noqa: F401 - re-exported: callers catch ledger.RecordError
 
 SCALE_RANK = {"full": 2, "ci": 1}
 
@@ -42,56 +43,34 @@ def _versions() -> dict:
             "scipy": scipy.__version__, "numba": numba.__version__, "platform": platform.platform()}
 
 
-class RecordError(ValueError):
-    """A recorded results file that cannot be used (corrupt JSON, wrong shape); names the file."""
-
-
-def _json_number(x):
-    return None if x is None or (isinstance(x, float) and x != x) else x
-
-
 def record(paper_id: str, scale: str, results: list[Result], root=None) -> Path:
     """Write ``<root>/<paper>.<scale>.json`` and each claim's data table as CSV next to it.
 
     ``root`` defaults to the committed ``results/``; the CLI passes the user's output folder
     unless ``--publish`` is given.  A non-standard result (``--set`` overrides) is refused for
-    the committed folder.
+    the committed folder.  The rows are ``Result.to_record()`` (the schema: core.records).
     """
     folder = Path(root) if root is not None else results_dir()
     if any(not getattr(r, "standard", True) for r in results) and folder.resolve() == results_dir().resolve():
         raise ValueError("results with --set overrides are non-standard and never go to the committed results/")
     folder.mkdir(parents=True, exist_ok=True)
-    rows = []
     for r in results:
-        row = r.row()
-        row["params"] = {k: repr(v) for k, v in r.params.items()}
-        row["expect_reproduced"] = r.expect_reproduced
-        row["status"] = r.status
-        row["standard"] = bool(getattr(r, "standard", True))
-        row["measured_value"] = _json_number(r.measured_value)
-        row["numbers"] = {k: _json_number(v) for k, v in (getattr(r, "numbers", None) or {}).items()}
-        row["stage"] = int(getattr(r, "stage", 1))
-        stage1 = dict(getattr(r, "stage1", None) or {})
-        if stage1:
-            stage1["numbers"] = {k: _json_number(v) for k, v in (stage1.get("numbers") or {}).items()}
-        row["stage1"] = stage1
-        rows.append(row)
         if r.data is not None:
             table = folder / paper_id / f"{r.claim}.{scale}.csv"
             table.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(table, r.data.to_csv(index=False))
     seeds = {getattr(r, "root_seed", None) for r in results} - {None}
-    doc = {"paper": paper_id, "scale": scale, "fingerprint": paper_fingerprint(paper_id),
-           "root_seed": seeds.pop() if len(seeds) == 1 else None,
-           "recorded": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-           "versions": _versions(), "results": rows}
+    header = {"paper": paper_id, "scale": scale, "fingerprint": paper_fingerprint(paper_id),
+              "root_seed": seeds.pop() if len(seeds) == 1 else None,
+              "recorded": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+              "versions": _versions()}
     path = folder / f"{paper_id}.{scale}.json"
-    atomic_write_text(path, json.dumps(doc, indent=1, default=str) + "\n")
+    atomic_write_text(path, records.dumps(header, results))
     return path
 
 
-def load_record(paper_id: str, scale: str, root=None) -> dict | None:
-    """The recorded results of ``paper_id`` at ``scale`` under ``root``, or None if there are none.
+def read_record(paper_id: str, scale: str, root=None) -> tuple[dict, list[Result]] | None:
+    """``(header, results)`` of the record of ``paper_id`` at ``scale`` under ``root``, or None.
 
     Raises :class:`RecordError` naming the file if it is not a readable record.
     """
@@ -99,14 +78,25 @@ def load_record(paper_id: str, scale: str, root=None) -> dict | None:
     if not path.exists():
         return None
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: not a readable results record ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list) or any(
-            not isinstance(r, dict) or "claim" not in r or "verdict" not in r for r in doc["results"]):
-        raise RecordError(f"{path}: not a results record (needs a 'results' list of claims with verdicts)")
-    doc["path"] = str(path)
-    return doc
+    header, results = records.loads(text, str(path))
+    header["path"] = str(path)
+    return header, results
+
+
+def load_record(paper_id: str, scale: str, root=None) -> dict | None:
+    """The recorded results of ``paper_id`` at ``scale`` under ``root`` as a dict (the header's keys,
+    ``path``, and ``results``: the rows as ``Result.to_record()`` writes them), or None if there are none.
+
+    Raises :class:`RecordError` naming the file if it is not a readable record.
+    """
+    got = read_record(paper_id, scale, root)
+    if got is None:
+        return None
+    header, results = got
+    return {**header, "results": [r.to_record() for r in results]}
 
 
 def best_record(paper_id: str, root=None, *, roots=None) -> dict | None:

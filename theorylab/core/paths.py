@@ -2,7 +2,8 @@
 ``pyproject.toml``) when run from a checkout, else the current directory.
 
 ``$THEORYLAB_ROOT`` overrides the root; figures go to ``<root>/figures/<paper>/``, the ledger
-to ``<root>/paper_checks.md`` and recorded check results to ``<root>/results/``.
+to ``<root>/paper_checks.md`` and recorded check results to ``<root>/results/`` (``--publish``).
+A user's own runs go to :func:`out_dir` instead and never touch the checkout.
 """
 
 from __future__ import annotations
@@ -37,3 +38,11 @@ def results_dir() -> Path:
 
 def ledger_path() -> Path:
     return project_root() / "paper_checks.md"
+
+
+def out_dir() -> Path:
+    """The folder for a user's outputs when no ``--out`` is given: ``$THEORYLAB_OUT`` or
+    ``<cache>/out`` (the cache being ``$THEORYLAB_CACHE`` or ``~/.cache/theorylab``)."""
+    from .cache import default_cache_dir
+
+    return Path(os.environ.get("THEORYLAB_OUT", default_cache_dir() / "out"))

@@ -1,7 +1,8 @@
 """Results as data: one flat, typed record per claim run, for JSON/CSV output and DataFrames.
 
 ``theorylab check ... --format json|csv`` prints these records; :func:`results` reads the
-recorded runs back as a typed :class:`pandas.DataFrame` with the same columns.
+recorded runs back (``Result.from_record``, the schema of core.records) as a typed
+:class:`pandas.DataFrame` with the same columns.
 """
 
 from __future__ import annotations
@@ -54,44 +55,58 @@ def frame(records) -> pd.DataFrame:
     return df
 
 
-def _record_row(doc: dict, row: dict) -> dict:
-    n = row.get("numbers") or {}
-    from .checks import status_of
-
-    return {"paper": doc["paper"], "claim": row["claim"], "scale": doc["scale"], "seed": doc.get("root_seed", 0),
-            "claim_seed": row.get("seed"), "verdict": row["verdict"],
-            "status": row.get("status") or status_of(row["verdict"], row.get("expect_reproduced", True)),
-            "expected": row.get("expect_reproduced", True), "kind": n.get("kind"),
-            "value": n.get("value", row.get("measured_value")), "ci_low": n.get("ci_low"), "ci_high": n.get("ci_high"),
-            "level": n.get("level"), "fw_low": n.get("fw_low"), "fw_high": n.get("fw_high"),
-            "predicted": n.get("predicted_value"), "tol_abs": n.get("tol_abs"), "tol_rel": n.get("tol_rel"),
-            "measured_text": row.get("measured"), "predicted_text": row.get("predicted"),
-            "tolerance_text": row.get("tolerance"), "fingerprint": doc.get("fingerprint", ""),
-            "runtime_s": row.get("runtime_s"), "standard": row.get("standard", True),
-            "stage": row.get("stage", 1), "outside_reported_ci": bool(n.get("outside_reported_ci", False)),
-            "citation": row.get("citation"),
-            "statement": row.get("statement"), "note": row.get("note", ""), "params": row.get("params", {})}
+SOURCES = ("user", "committed")
 
 
-def results(paper=None, scale=None, *, root=None) -> pd.DataFrame:
+def _known_papers() -> list[str]:
+    """Paper ids: the modules of ``theorylab.validations`` (found without importing them)."""
+    import importlib
+    import pkgutil
+
+    pkg = importlib.import_module("theorylab.validations")
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+
+def _names(value, what, allowed):
+    if value is None:
+        return None
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple, set)) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{what} must be a name or a list of names; got {value!r}")
+    unknown = sorted(set(names) - set(allowed))
+    if unknown:
+        raise ValueError(f"{what}: unknown {', '.join(map(repr, unknown))}; known: {', '.join(allowed)}")
+    return list(names)
+
+
+def results(paper=None, scale=None, *, source="user", root=None) -> pd.DataFrame:
     """The recorded results as a typed DataFrame (one row per claim and scale).
 
-    ``paper``/``scale``: a name or a list of names to keep (default: all); ``root``: the folder of
-    records (default: the committed ``results/`` of the checkout).
+    ``paper``/``scale``: a name or a list of names to keep (default: all); an unknown name is a
+    ValueError.  ``source``: ``"user"`` (default) reads your own runs, the records ``theorylab check``
+    writes under the output folder (``$THEORYLAB_OUT`` or ``<cache>/out``, see
+    :func:`~theorylab.core.paths.out_dir`); ``"committed"`` reads the checkout's ``results/``.
+    ``root``: a folder of records to read instead (e.g. ``<--out DIR>/results``).
     """
     from pathlib import Path
 
-    from .ledger import load_record
-    from .paths import results_dir
+    from .checks import SCALES
+    from .ledger import read_record
+    from .paths import out_dir, results_dir
 
-    folder = Path(root) if root is not None else results_dir()
-    papers = [paper] if isinstance(paper, str) else paper
-    scales = [scale] if isinstance(scale, str) else scale
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(map(repr, SOURCES))}; got {source!r}")
+    papers = _names(paper, "paper", _known_papers())
+    scales = _names(scale, "scale", list(SCALES))
+    if root is not None:
+        folder = Path(root)
+    else:
+        folder = out_dir() / "results" if source == "user" else results_dir()
     rows = []
     for path in sorted(folder.glob("*.*.json")):
         pid, sc = path.name[:-len(".json")].rsplit(".", 1)
         if (papers and pid not in papers) or (scales and sc not in scales):
             continue
-        doc = load_record(pid, sc, folder)
-        rows += [_record_row(doc, row) for row in doc["results"]]
+        _, recorded = read_record(pid, sc, folder)
+        rows += [result_record(r) for r in recorded]
     return frame(rows)

@@ -191,12 +191,12 @@ def _calibration(pid: str, root: Path) -> dict[str, dict]:
 
 
 def _stage(row: dict) -> dict:
-    """Two-stage verdict fields of a record row, if it has them (``stage``, ``stage1_*``)."""
-    out = {}
-    for k, v in row.items():
-        if (k == "stage" or k.startswith("stage1_")) and v not in (None, "", {}, []):
-            out["decided at stage" if k == "stage" else "first stage " + k[len("stage1_"):].replace("_", " ")] = v
-    return out
+    """How a row decided by the two-stage rule got there (``stage`` 2 and its ``stage1``), else {}."""
+    if row.get("stage", 1) != 2:
+        return {}
+    first = row.get("stage1") or {}
+    return {"decided on": "the replicate stream (stage 2)",
+            "stage 1": f"{first.get('verdict', '?')} at {first.get('measured', '?')}"}
 
 
 def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
