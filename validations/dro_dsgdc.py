@@ -243,7 +243,7 @@ def inactive_sweep(n_runs, n_iter, seed):
                  "inactive ((l_i - eta*)/lam <= -1) at the optimum: the exact |d_eta L(x_bar, eta_bar)| at the average "
                  "eta_bar of the last half of the iterates is <= eps (mean over both lam of the means over runs, "
                  "95% stratified CI)",
-       scales={"ci": dict(n_runs=6, n_iter=200), "full": dict(n_runs=24, n_iter=600)})
+       scales={"ci": dict(n_runs=6, n_iter=200), "full": dict(n_runs=16, n_iter=400)})
 def dsgdc_eta_with_inactive_samples(*, n_runs, n_iter, seed):
     from scipy.stats import t as student
 
