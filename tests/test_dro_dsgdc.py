@@ -198,3 +198,52 @@ def test_bad_input_objective_and_helpers():
         D.gradient_complexity(np.ones(3))
     with pytest.raises(ValueError, match="outlier_frac"):
         D.make_instance(10, 2, outlier_frac=2.0)
+
+
+def test_mutation_psi_star_without_positive_part_in_the_solver_is_caught(monkeypatch):
+    """Broken solver path: the kernels' weight psi*'(u) = u + 1 without the positive part, so inactive samples
+    (u_i <= -1) get negative weight and D-SGD-C's eta settles where mean l_i = eta instead of at eta*.  The kernel
+    is monkeypatched at Python level (numba freezes globals): dsgdc_runs runs as its Python body, calling broken
+    numpy copies of batch_gradient and full_gradient_norm.  The claim dsgdc_eta_with_inactive_samples (exact
+    d_eta L from dual_objective, independent of the kernels) must say "not reproduced"."""
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+    import theorylab.validations.dro_dsgdc as V
+
+    def batch_gradient(A, b, kind, lam, x, eta, idx, gx):    # numpy twin of the kernel, psi*' = u + 1 (no (.)_+)
+        Ab = A[idx]
+        ell, g, _ = D._terms(Ab @ x, b[idx], D.LOSSES[kind])
+        w = (ell - eta) / lam + 1.0
+        gx[:] = (w * g) @ Ab / idx.size
+        return 1.0 - w.mean()
+
+    def full_gradient_norm(A, b, kind, lam, x, eta, gx):
+        de = batch_gradient(A, b, kind, lam, x, eta, np.arange(A.shape[0]), gx)
+        return np.sqrt(de * de + np.sum(gx * gx))
+
+    claim = REGISTRY.claims["dro_dsgdc:dsgdc_eta_with_inactive_samples"]
+    small = {"n_runs": 3, "n_iter": 60}          # the broken eta jumps to the batch mean loss at every step
+    V.inactive_sweep.cache_clear()               # (the intact claim is run at ci by tests/test_validations.py)
+    try:
+        monkeypatch.setattr(K, "batch_gradient", batch_gradient)
+        monkeypatch.setattr(K, "full_gradient_norm", full_gradient_norm)
+        monkeypatch.setattr(K, "dsgdc_runs", K.dsgdc_runs.py_func)
+        r = run_claim(claim, "ci", seed=0, overrides=small)
+        assert r.verdict == "not reproduced", r.measured
+    finally:
+        V.inactive_sweep.cache_clear()
+
+
+def test_eta_star_is_the_dual_optimum_with_most_samples_inactive():
+    """eta_star (the validation's bisection) against the primal: L(x_bar, eta*) = primal_value(x_bar), and most samples
+    are inactive there for the claim's lam."""
+    import theorylab.validations.dro_dsgdc as V
+
+    A_, b_ = V.instance()
+    xb, _ = V.erm_stationary_point()
+    ell = 0.5 * (np.tanh(A_ @ xb) - b_) ** 2
+    for lam in V.INACTIVE_LAMS:
+        es = V.eta_star(ell, lam)
+        assert D.dual_objective(A_, b_, xb, es, lam=lam, loss="tanh")[0] == pytest.approx(
+            D.primal_value(A_, b_, xb, lam=lam, loss="tanh"), abs=1e-12)
+        assert np.mean((ell - es) / lam <= -1) > 0.9

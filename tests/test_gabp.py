@@ -275,3 +275,31 @@ def test_bad_input_games_and_points():
         M.theorem41_bound([1], L=1.0, mu=1.0, T=10)
     with pytest.raises(ValueError, match="mu"):
         M.theorem43_parameters(1.0, 0.0, 10)
+
+
+def test_final_gap_rows_state_t_sigma_and_the_equal_t_sigma_comparison_runs():
+    """gabp_final_gap_below_apga is a comparison at unequal anchor periods (the repository's GABP T_sigma = 10,
+    APGA T_sigma = 20): its statement and note say so, from the configurations actually run; the equal-T_sigma
+    comparison is its own claim, whose APGA runs with GABP's T_sigma on the same games."""
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+    import theorylab.validations.gabp as V
+
+    tg, ta = V.FULL_CFG["gabp"]["T_sigma"], V.FULL_CFG["apga"]["T_sigma"]
+    assert tg != ta
+    row = REGISTRY.claims["gabp:gabp_final_gap_below_apga"]
+    assert f"GABP T_sigma = {tg}, APGA T_sigma = {ta}" in row.statement
+    eq = REGISTRY.claims["gabp:gabp_final_gap_equal_tsigma"]
+    assert V.FULL_CFG["apga_tsigma10"] == {**V.FULL_CFG["apga"], "T_sigma": tg}
+    assert f"T_sigma = {tg} for both" in eq.statement
+    V.fig1_sweep.cache_clear()
+    try:
+        r = run_claim(eq, "ci", seed=0, overrides={"n_games": 20})
+        assert f"T_sigma: GABP {tg}, APGA {tg}" in r.note
+        u = run_claim(row, "ci", seed=0, overrides={"n_games": 20})
+        assert f"T_sigma: GABP {tg}, APGA {ta}" in u.note
+        # the same games: GABP's final gaps agree between the two comparisons
+        np.testing.assert_array_equal(r.data.gap_gabp.to_numpy(), u.data.gap_gabp.to_numpy())
+        assert not np.array_equal(r.data.gap_apga.to_numpy(), u.data.gap_apga.to_numpy())
+    finally:
+        V.fig1_sweep.cache_clear()

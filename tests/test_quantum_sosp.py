@@ -28,8 +28,8 @@ def test_critical_displacement_solves_its_equations():
     with pytest.raises(ValueError, match="nu must be <= 0.3849"):             # above the hump of x - x^3
         S.critical_displacement(0.5, oracle="gradient")
     xv = S.critical_displacement(nu[:3], oracle="value")
-    w = xv + np.sqrt(nu[:3])                                               # plateau edge: phi(w) = -nu
-    np.testing.assert_allclose(w**2 / 2 - w**4 / 4, nu[:3], rtol=1e-8)
+    w = xv + np.sqrt(nu[:3])                                               # plateau edge: phi(w) = -2 nu
+    np.testing.assert_allclose(w**2 / 2 - w**4 / 4, 2 * nu[:3], rtol=1e-8)
     assert S.critical_displacement(1e-4, oracle="value", fd_step_rule=1.0) == 0.0   # h > w: no trap
     for oracle in S.ORACLES:
         nh = S.critical_noise(0.5, oracle=oracle)
@@ -161,3 +161,49 @@ def test_mutation_wrong_finite_difference_step_is_caught(monkeypatch):
         assert r.verdict == "not reproduced", r.measured
     finally:
         V.critical_sample.cache_clear()
+
+
+def test_value_adversary_uses_the_whole_admissible_range():
+    """The plateau adversary's noise n = f~ - f spans [-nu, nu] (the half-range clip(-phi, 0, nu) spans only
+    [0, nu]) and its escape fraction follows the closed form written out here: w^2 = 1 - sqrt(1 - 8 nu)
+    (phi(w) = -2 nu for phi(u) = -u^2/2 + u^4/4), x_c = w - sqrt(nu), P(escape) = P(|xi_d| > x_c)."""
+    from theorylab.core._rng import seed_state
+
+    nu = 1e-3
+    hv = np.array([1.0, -1.0])
+    state = np.zeros(4, np.uint64)
+    seed_state(1, state)
+    n = []
+    for u in np.linspace(-1.6, 1.6, 3201):
+        x = np.array([0.3, u])
+        f = 0.5 * (0.3**2 - u**2) + 0.25 * (0.3**4 + u**4)
+        n.append(K._value(hv, 1.0, x, K.ORACLE_VALUE, K.NOISE_ADVERSARIAL, nu, state) - f)
+    n = np.array(n)
+    assert n.min() == pytest.approx(-nu, abs=1e-15) and n.max() == pytest.approx(nu, abs=1e-12)
+
+    def p_escape(v):
+        xc = np.sqrt(1 - np.sqrt(1 - 8 * v)) - np.sqrt(v)
+        return S.ball_marginal_sf(xc / 0.1, 10)
+
+    from scipy.optimize import brentq
+    nu_half = np.exp(brentq(lambda t: p_escape(np.exp(t)) - 0.5, np.log(1e-8), np.log(0.1)))
+    assert S.critical_noise(0.5, oracle="value") == pytest.approx(nu_half, rel=1e-8)
+    run = S.run_pgd(oracle="value", noise="adversarial", nu=nu_half, n_runs=800, seed=11)
+    assert abs(run.sosp.mean() - 0.5) < 4 * np.sqrt(0.25 / 800)
+
+
+def test_paper_level_sweep_crosses_the_crossover():
+    """zeroth_order_paper_level sweeps nu from eps^6/d^4 across nu_1/2: its table starts where (nearly) every run
+    escapes and ends where almost none does, each level's fraction within 4 s.e. of the derived probability, and the
+    exact check (largest rise between consecutive levels) holds."""
+    import theorylab.validations.quantum_sosp  # noqa: F401  (registers the claims)
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+
+    r = run_claim(REGISTRY.claims["quantum_sosp:zeroth_order_paper_level"], "ci", seed=0)
+    assert r.verdict == "reproduced", r.measured
+    t = r.data
+    assert t.nu.iloc[0] == pytest.approx(1e-10) and t.nu.iloc[-1] > S.critical_noise(0.5, oracle="value")
+    assert t.sosp.iloc[0] >= 0.95 and t.sosp.iloc[-1] <= 0.05
+    se = np.sqrt(np.maximum(t.derived * (1 - t.derived), 1 / t.n_runs) / t.n_runs)
+    assert np.all(np.abs(t.sosp - t.derived) < 4 * se + 1e-12)

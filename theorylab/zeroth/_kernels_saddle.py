@@ -22,8 +22,10 @@ Oracles (``oracle``):
 Noise (``noise``):
   NOISE_ADVERSARIAL  gradient: e = -min(1, nu / ||P grad f||) P grad f, P the projection on the escape
                      coordinates (the oracle cancels the escape component up to norm nu);
-                     value: n(y) = clip(-sum_{escape i} phi_i(y_i), 0, nu), which flattens f~ along the
-                     escape coordinates wherever the saddle's dip is shallower than nu (|n| <= nu)
+                     value: n(y) = clip(-sum_{escape i} phi_i(y_i), 0, 2 nu) - nu, which flattens f~ along
+                     the escape coordinates wherever the saddle's dip is shallower than 2 nu and shifts it by
+                     -nu elsewhere (|n| <= nu: the whole admissible range; central differences do not see the
+                     constant shift)
   NOISE_RANDOM       gradient: e ~ Uniform(B(0, nu));  value: n ~ Uniform[-nu, nu] independently per query
 
 No input checking here (theorylab.zeroth.saddle validates).  One serial function with everything inline
@@ -66,7 +68,7 @@ def _value(hv, q, x, oracle, noise, num, state):
             sneg += p
     if oracle == ORACLE_VALUE:
         if noise == NOISE_ADVERSARIAL:
-            fx += min(max(-sneg, 0.0), num)
+            fx += min(max(-sneg, 0.0), 2.0 * num) - num
         elif noise == NOISE_RANDOM:
             fx += num * (2.0 * uniform(state) - 1.0)
     return fx
@@ -126,8 +128,8 @@ def _gradient(hv, q, oracle, noise, num, h, x, g, z, state):
             if hv[i] < 0.0:
                 su = sneg - p0 + pu
                 sd = sneg - p0 + pd
-            fu += min(max(-su, 0.0), num)
-            fd += min(max(-sd, 0.0), num)
+            fu += min(max(-su, 0.0), 2.0 * num) - num
+            fd += min(max(-sd, 0.0), 2.0 * num) - num
         elif noise == NOISE_RANDOM:
             fu += num * (2.0 * uniform(state) - 1.0)
             fd += num * (2.0 * uniform(state) - 1.0)

@@ -70,6 +70,7 @@ MAX_DIM = 100_000
 
 __all__ = ["LAWS", "WEIGHTINGS", "ALLOCATORS", "LogisticBatch", "BatchErrors", "logistic_batch",
            "query_variance_factor", "noise_levels", "uniform_allocation", "neyman_allocation", "neyman_ratio",
+           "integer_optimal_allocation",
            "bernoulli_allocation", "gaussian_allocation", "draw_allocations", "allocation_variance",
            "allocation_bias", "simulate_batch_gradient", "simulate_batch_gradient_numpy", "trainer_moments",
            "simulate_trainer_step"]
@@ -217,6 +218,53 @@ def neyman_allocation(sigma, budget: int, *, integer: bool = True) -> np.ndarray
     order = np.lexsort((np.arange(s.size), -(n - base)))
     base[order[:short]] += 1
     return base
+
+
+def integer_optimal_allocation(sigma, budget: int) -> np.ndarray:
+    """The exact minimiser of ``sum sigma_i^2 / n_i`` over integers ``n_i >= 1`` with ``sum n_i = budget``.
+
+    [derived] The objective is separable and each term is convex in n: raising n_i from k to k + 1 lowers it by
+    ``Delta_i(k) = sigma_i^2 / (k (k + 1))``, decreasing in k.  Any feasible n lowers the objective of the all-ones
+    allocation by the sum of its first ``n_i - 1`` decrements per sample, so the optimum takes the ``budget - B``
+    largest decrements of the pooled list (an exchange argument: swapping a taken decrement for a larger untaken one
+    of the same sample is always possible because each sample's list is decreasing), i.e. the greedy marginal
+    allocation.  Computed without the O(budget) greedy loop: for a threshold t every sample takes its decrements
+    > t, ``n_i(t) = 1 + #{k >= 1: sigma_i^2 > t k (k + 1)}``; t is bisected until that total is at most ``budget``,
+    and the few units left go one by one to the largest remaining decrement (the greedy from a prefix of the sorted
+    list).  Ties are broken towards the lower index.
+    """
+    s = _sigma(sigma)
+    B = s.size
+    N = _budget(budget, B)
+    s2 = (s / s.max()) ** 2 if s.max() > 0 else s * 0.0     # the minimiser does not depend on the scale of sigma
+
+    def counts(t):                           # n_i(t), exact in the comparison sigma^2 > t k (k + 1)
+        k = np.floor((-1.0 + np.sqrt(1.0 + 4.0 * s2 / t)) / 2.0)
+        k = np.where(s2 > t * (k + 1) * (k + 2), k + 1, k)
+        k = np.where((k > 0) & ~(s2 > t * k * (k + 1)), k - 1, k)
+        return 1 + k.astype(np.int64)
+
+    if N == B or not np.any(s2 > 0):
+        n = np.ones(B, dtype=np.int64)
+        n[0] += N - B                         # every allocation has the same objective when all sigma_i are 0
+        return n
+    hi = float(np.max(s2)) / 2.0              # the largest decrement: n(hi) = 1
+    lo = hi
+    while counts(lo).sum() <= N and lo > 1e-300:
+        lo /= 16.0
+    for _ in range(200):                      # n(hi).sum() <= N < n(lo).sum()
+        mid = np.sqrt(lo * hi) if lo > 0 else hi / 2
+        if not lo < mid < hi:
+            break
+        if counts(mid).sum() <= N:
+            hi = mid
+        else:
+            lo = mid
+    n = counts(hi)
+    for _ in range(N - int(n.sum())):        # the remaining units: the largest next decrements, one by one
+        i = int(np.argmax(s2 / (n * (n + 1.0))))
+        n[i] += 1
+    return n
 
 
 def neyman_ratio(sigma) -> float:

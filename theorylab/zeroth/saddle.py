@@ -21,8 +21,11 @@ Oracles and noise (``oracle`` x ``noise``):
   component of grad f up to norm nu (a saddle-trapping adversary); ``"random"``: e ~ Uniform(B(0, nu)).
 * ``"value"`` (zeroth order): f~ = f + n with |n| <= nu, gradient from central differences of step h
   (``fd_step``; default "sqrt": h = sqrt(nu), the spec's choice, floored at 1e-6).  ``"adversarial"``:
-  n(y) = clip(-f_neg(y), 0, nu), f_neg the escape coordinates' part of f, which flattens f~ wherever the
-  saddle's dip is shallower than nu; ``"random"``: n ~ Uniform[-nu, nu] per query.
+  the plateau adversary n(y) = clip(-f_neg(y), 0, 2 nu) - nu, f_neg the escape coordinates' part of f, which
+  flattens f~ wherever the saddle's dip is shallower than 2 nu and shifts it by the constant -nu elsewhere
+  (|n| <= nu; central differences cannot see the shift).  It builds the widest flat trap any admissible value
+  noise can build (:func:`critical_displacement`); it is not proven worst-case among all value adversaries.
+  ``"random"``: n ~ Uniform[-nu, nu] per query.
 * ``"none"``: exact oracle.
 
 Success criteria of a run (:class:`PGDRun`): ``sosp`` -- the returned point is an (eps, sqrt(rho eps))-SOSP
@@ -225,7 +228,7 @@ def run_pgd_numpy(*, oracle: str = "value", nu=0.0, n_runs: int = 100, d: int = 
 
     def fval(X):                                  # X (..., n_runs, d) -> noisy f~
         phi = 0.5 * hv * X**2 + 0.25 * q * X**4
-        return phi.sum(-1) + np.clip(-phi[..., neg].sum(-1), 0.0, nu)
+        return phi.sum(-1) + np.clip(-phi[..., neg].sum(-1), 0.0, 2 * nu) - nu
 
     def grad(X):
         if oracle == "gradient":
@@ -298,14 +301,22 @@ def critical_displacement(nu, *, oracle: str = "value", h_neg: float = -1.0, q: 
     * gradient oracle: g~_d = phi'(x) - clip(phi'(x), -nu, nu) is 0 while |phi'(x)| <= nu and points away from
       0 beyond; so the run is trapped iff |xi_d| <= x_c, the smaller root of gamma x - q x^3 = nu (none,
       i.e. always trapped below the hump, if nu > 2 gamma/3 sqrt(gamma/(3q))).
-    * value oracle: f~_d = phi + clip(-phi, 0, nu) = min(0, phi + nu) is flat on |u| <= w, where
-      phi(w) = -nu, i.e. w^2 = (gamma - sqrt(gamma^2 - 4 q nu)) / q.  The central difference at x is 0 while
-      x + h <= w (both queries on the plateau) and negative (pointing outwards) for x > w - h, so
-      x_c = max(w - h, 0) with h the finite-difference step (sqrt(nu) under the spec's rule).
+    * value oracle (the plateau adversary, noise n = clip(-phi, 0, 2 nu) - nu, |n| <= nu):
+      f~_d = phi + n = min(0, phi + 2 nu) - nu is flat on |u| <= w, where phi(w) = -2 nu, i.e.
+      w^2 = (gamma - sqrt(gamma^2 - 8 q nu)) / q.  The central difference at x is 0 while x + h <= w (both
+      queries on the plateau) and negative (pointing outwards) for x > w - h, so x_c = max(w - h, 0) with h
+      the finite-difference step (sqrt(nu) under the spec's rule).  For small nu, w ~ 2 sqrt(nu/gamma), so
+      x_c ~ (2/sqrt(gamma) - 1) sqrt(nu): with gamma = 1 that is sqrt(nu), 2.41x the half-range adversary's
+      (sqrt(2) - 1) sqrt(nu) (noise clip(-phi, 0, nu), the construction used before), whose crossover is
+      therefore ~5.8x higher.
+      Why no admissible value noise builds a wider flat trap: f~ = phi + n constant on [-W, W] needs
+      n(u) = c - phi(u) with |c - phi(u)| <= nu there, so the range of phi over [-W, W], i.e. -phi(W), is at
+      most 2 nu: W <= w, attained by c = -nu.  (A non-flat adversary that only keeps each central difference
+      from pointing outwards is not covered by this argument.)
 
     Outside the trap the escape is exponential (rate 1 + eta gamma), so it completes within t_thres steps
     unless |xi_d| - x_c < ~(1 + eta gamma)^(-t_thres) (negligible for t_thres = 300).  Levels above the hump
-    (gradient) or the saddle's depth gamma^2/(4q) (value) are refused: the trap is then the whole hump.
+    (gradient) or half the saddle's depth, gamma^2/(8q) (value), are refused: the trap is then the whole hump.
     """
     oracle = check_choice("oracle", oracle, ORACLES)
     h_neg = check_real("h_neg", h_neg, high=0.0, high_open=True)
@@ -338,14 +349,15 @@ def critical_displacement(nu, *, oracle: str = "value", h_neg: float = -1.0, q: 
         h = check_real("fd_step_rule", fd_step_rule, low=0.0, low_open=True)
     out = np.full(nu.shape, np.inf)
     ok = nu <= top
-    w = np.sqrt((gamma - np.sqrt(gamma**2 - 4 * q * nu[ok])) / q)
+    w = np.sqrt((gamma - np.sqrt(gamma**2 - 8 * q * nu[ok])) / q)          # phi(w) = -2 nu
     out[ok] = np.maximum(w - (h[ok] if np.ndim(h) else h), 0.0)
     return out
 
 
 def _top_level(oracle, gamma, q):
-    """The largest level with a bounded trap: the hump max(gamma x - q x^3) (gradient) or the depth gamma^2/(4q)."""
-    return 2 * gamma / 3 * np.sqrt(gamma / (3 * q)) if oracle == "gradient" else gamma**2 / (4 * q)
+    """The largest level with a bounded trap: the hump max(gamma x - q x^3) (gradient) or half the saddle's
+    depth, gamma^2/(8q) (value: the plateau adversary spends 2 nu of depth)."""
+    return 2 * gamma / 3 * np.sqrt(gamma / (3 * q)) if oracle == "gradient" else gamma**2 / (8 * q)
 
 
 def escape_probability(nu, *, oracle: str = "value", d: int = 10, r: float = 0.1, h_neg: float = -1.0,
