@@ -335,7 +335,7 @@ def eig_sweep(N, gammas, n_trials, census, seed):
                 "abstract's 'can be free of spurious stationary points' concerns l alone: [derived] unconstrained, "
                 "grad l_eig = 0 forces (lambda_k - rho)^2 = -Var = 0 on the support, an eigenvector; on {Ax = b} "
                 "the census below",
-       statement="failed starts of l_eig on {Ax = b} (M/N = 0.3, 0.4) end next to genuine spurious local minima, not "
+       statement="failed starts of l_eig on {Ax = b} (M/N in {gammas}) end next to genuine spurious local minima, not "
                  "at solver stops: pooled, at least half of them are within 1e-2 (relative) of a point where the "
                  "restricted gradient vanishes (Newton-polished, ||Z^T grad l|| / ||grad l|| < 1e-10) with a "
                  "positive definite projected Hessian and l / ||x||^4 > 1e-3",

@@ -110,7 +110,7 @@ TF_SCALES = {"ci": dict(stages=(10, 300), n=2**20, n_runs=16, seglen=8192),
 
 @claim(PAPER, "transfer_periodogram", stream="periodogram",
        citation="[derived] |H(e^{iw})|^2 = v^2/(1 - 2u cos w + u^2) (spec, filter algebra [I]; check 2)",
-       statement="white N(0,1) noise through one FSGDM stage (full: stages 1, 10, 50, 300, u = 0.09 .. 0.968; ci: 10, 300; v = 1): the "
+       statement="white N(0,1) noise through one FSGDM stage (stages {stages}, u = u_k of each; v = 1): the "
                  "Hann-windowed periodogram averaged over runs and over each of 64 bands of (0, pi) matches the "
                  "band mean of |H|^2: max over bands and stages of |P/|H|^2 - 1| <= 0.03 (bootstrap over runs)",
        scales=TF_SCALES)

@@ -148,7 +148,7 @@ def decay_table(L, n, n_instances, seed) -> pd.DataFrame:
 
 
 @claim(PAPER, "decay_bound", citation="[derived] ||c_{0,m}|| <= binom(L, m) rho^m ||g_L|| (spec, [I]); one-sided",
-       statement="with ||J_j||_2 <= rho = 0.3 (L = 12 MLP blocks): ||g_0 - g^(k)_0|| / ||g_L|| <= rho^{k+1} C(L, k) "
+       statement="with ||J_j||_2 <= rho = 0.3 (L = {L} MLP blocks of width n = {n}): ||g_0 - g^(k)_0|| / ||g_L|| <= rho^{k+1} C(L, k) "
                  "for every k < L (value: max over k and instances of error / bound; claim <= 1)",
        scales={"ci": dict(L=12, n=12, n_instances=2), "full": dict(L=24, n=16, n_instances=10)})
 def decay_bound(*, L, n, n_instances, seed):

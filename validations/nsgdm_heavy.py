@@ -220,7 +220,7 @@ def _ema_meta(nu):
                          "bias; exact finite-(1-beta) values from the characteristic function of the EMA [derived]; "
                          "simulator self-test",
                 statement=f"eta = 0, Student-t noise nu = {nu}, d = 1: the slope of log (E|m - grad F|^(1/2))^2 "
-                          f"against log(1 - beta), 1 - beta in [1e-3, 1e-1] (ci: [3e-3, 1e-1]), equals the slope of the exact "
+                          f"against log(1 - beta), 1 - beta in [{{omb[0]:.0e}}, 1e-1], equals the slope of the exact "
                           f"finite-(1 - beta) values (computed from the characteristic function, not simulated); the "
                           f"asymptotic exponent is {asym:.4f}, the difference is the stated finite-n bias (bootstrap "
                           f"over runs)",

@@ -127,7 +127,7 @@ def _completeness_claim(df, d):
        statement="for separable SE prior samples on [-1, 1] (l ~ U[0.2, 0.5]): the candidate set (roots of f' found by "
                  "the Chebyshev proxy, plus the endpoints) contains the global maximiser and minimiser: "
                  "0 <= best candidate - grid optimum <= sup|f'| Delta/2 on a 1000-point grid, for the max, the min "
-                 "and TSRoots' minimiser set (mono with f > 0 u mixed with f < 0), in every sample (1000 full, 60 ci)",
+                 "and TSRoots' minimiser set (mono with f > 0 u mixed with f < 0), in every sample ({n_samples} samples)",
        scales={"ci": dict(n_samples=60, n_grid=1000), "full": dict(n_samples=1000, n_grid=1000)})
 def candidates_complete_1d(*, n_samples, n_grid, seed):
     return _completeness_claim(completeness_sweep(1, n_samples, n_grid, seed), 1)
@@ -139,7 +139,7 @@ def candidates_complete_1d(*, n_samples, n_grid, seed):
        statement="for separable SE prior samples f = f_1(x_1) f_2(x_2) on [-1, 1]^2: the full factorial of the "
                  "per-dimension critical and boundary points contains the global maximiser and minimiser, and "
                  "TSRoots' minimiser set the minimiser: 0 <= best candidate - grid optimum <= sup||grad f|| "
-                 "Delta sqrt(2)/2 on a 1000^2 grid (300^2 ci), in every sample (1000 full, 20 ci)",
+                 "Delta sqrt(2)/2 on a {n_grid}^2 grid, in every sample ({n_samples} samples)",
        scales={"ci": dict(n_samples=20, n_grid=300), "full": dict(n_samples=1000, n_grid=1000)})
 def candidates_complete_2d(*, n_samples, n_grid, seed):
     return _completeness_claim(completeness_sweep(2, n_samples, n_grid, seed), 2)
@@ -183,7 +183,7 @@ MIX_SCALES = {"ci": dict(n_samples=800, n_grid=200), "full": dict(n_samples=4000
                 "mixed combinations are many (UQUH/TSRoots optim.py ordering_summax_mixed) [code]",
        statement="for 1-D SE prior samples on [-1, 1] (l ~ U[0.2, 0.5]) the h < 0 candidates with f < 0 alone miss "
                  "the global minimiser (their best value is above the grid minimum) in a measurable share of "
-                 "samples: Clopper-Pearson lower limit >= 0.02 (4000 samples full, 800 ci); TSRoots' full rule "
+                 "samples: Clopper-Pearson lower limit >= 0.02 ({n_samples} samples); TSRoots' full rule "
                  "(with the h > 0, f > 0 points) misses none",
        scales=MIX_SCALES)
 def mixed_only_misses_minimiser_1d(*, n_samples, n_grid, seed):
@@ -259,7 +259,7 @@ def _optimisation_claim(df, seed, margin):
        statement="1-D posterior samples (5 data points, l ~ U[0.2, 0.5], noise 1e-3): SLSQP from TSRoots' two starts "
                  "(best minimiser candidate of the prior sample, best data point) finds the global minimum of the "
                  "posterior sample more often than from two uniform random starts (paired difference of the "
-                 "proportions > 0, bootstrap over 1000 samples full, 120 ci); the spec's margin of 0.1 is checked in "
+                 "proportions > 0, bootstrap over {n_samples} samples); the spec's margin of 0.1 is checked in "
                  "2-D: in 1-D two random starts already succeed about 80% of the time and the difference (about 0.16) "
                  "cannot be told from 0.1 at ci scale; its full-scale interval is reported here",
        scales={"ci": dict(n_samples=120, n_grid=1001), "full": dict(n_samples=1000, n_grid=4001)})
@@ -271,7 +271,7 @@ def posterior_opt_beats_random_1d(*, n_samples, n_grid, seed):
        citation="spec check 2 [I]; starts as in UQUH/TSRoots optim.py xnew_TSroots [code]",
        statement="2-D posterior samples (10 data points, l ~ U[0.2, 0.5], noise 1e-3): TSRoots' two starts find the "
                  "global minimum of the posterior sample more often than two uniform random starts, by at least 0.1 "
-                 "(paired, bootstrap over 400 samples full, 50 ci)",
+                 "(paired, bootstrap over {n_samples} samples)",
        scales={"ci": dict(n_samples=50, n_grid=101), "full": dict(n_samples=400, n_grid=301)})
 def posterior_opt_beats_random_2d(*, n_samples, n_grid, seed):
     return _optimisation_claim(optimisation_sweep(2, 10, n_samples, n_grid, seed), seed, SPEC_MARGIN)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -300,15 +301,30 @@ def resolve_papers(ids) -> list[str]:
     return list(ids)
 
 
+_PLACEHOLDER = re.compile(r"\{(\w+)((?:\[\w+\]|\.\w+)*(?:![rsa])?(?::[^{}]*)?)\}")
+
+
+def format_statement(statement: str, params: dict) -> str:
+    """``statement`` with each ``{name}`` (str.format field syntax) naming a key of ``params`` filled in.
+
+    Only fields whose name is a parameter are formatted; other braces (set notation such as
+    ``{0, 1}^N``) stay as written, so statements need no brace escaping.
+    """
+    if "{" not in statement:
+        return statement
+    return _PLACEHOLDER.sub(lambda m: m.group(0).format(**params) if m.group(1) in params else m.group(0), statement)
+
+
 def evaluate(c: Claim, evidence: Evidence, *, scale, seed, params, runtime) -> Result:
     if not isinstance(evidence, Evidence):
         raise TypeError(f"{c.key} returned {type(evidence).__name__}; a claim must return an Evidence")
     verdict = evidence.verdict()
     assert verdict in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
     note = evidence.note
+    statement = format_statement(c.statement, params)
     if not c.expect_reproduced:
         note = (note + " " if note else "") + f"[expected not to reproduce: {c.why_not}]"
-    return Result(c.paper.id, c.id, c.statement, c.citation, scale, seed, verdict, evidence.measured,
+    return Result(c.paper.id, c.id, statement, c.citation, scale, seed, verdict, evidence.measured,
                   evidence.predicted_text, evidence.tolerance, evidence.measured_value(), c.expect_reproduced,
                   runtime, params, note, evidence.data, numbers=evidence.numbers())
 
@@ -373,7 +389,7 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
         if not isinstance(exc, Exception):
             raise
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        result = Result(c.paper.id, c.id, c.statement, c.citation, scale, claim_seed, ERROR, tb, "", "",
+        result = Result(c.paper.id, c.id, format_statement(c.statement, params), c.citation, scale, claim_seed, ERROR, tb, "", "",
                         float("nan"), c.expect_reproduced, time.perf_counter() - t0, params, tb,
                         root_seed=seed, fingerprint=fingerprint, standard=standard)
         result.exception = exc
