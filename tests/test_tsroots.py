@@ -188,7 +188,8 @@ def test_broken_candidate_generator_is_not_reproduced(monkeypatch, claim_id, bre
     else:
         monkeypatch.setattr(T, "minimiser_candidates", _negative_only(T.minimiser_candidates))
     try:
-        r = run_claim(REGISTRY.claims[f"tsroots:{claim_id}"], "ci", seed=0)
+        small = dict(n_samples=12) if claim_id.endswith("1d") else dict(n_samples=6, n_grid=100)  # cheap: a few
+        r = run_claim(REGISTRY.claims[f"tsroots:{claim_id}"], "ci", seed=0, overrides=small)   # samples suffice
     finally:
         V.completeness_sweep.cache_clear()
     assert r.verdict == "not reproduced", (r.verdict, r.measured, r.note)
@@ -208,7 +209,8 @@ def test_mixed_only_claim_fails_when_tsroots_rule_misses(monkeypatch):
                         lambda C, *, rule="tsroots", sigma_f=1.0: original(
                             C, rule="mixed_only" if rule == "tsroots" else rule, sigma_f=sigma_f))
     try:
-        r = run_claim(REGISTRY.claims["tsroots:mixed_only_misses_minimiser_1d"], "ci", seed=0)
+        r = run_claim(REGISTRY.claims["tsroots:mixed_only_misses_minimiser_1d"], "ci", seed=0,
+                      overrides=dict(n_samples=200))
     finally:
         V.mixed_only_sweep.cache_clear()
     assert r.verdict == "not reproduced", (r.verdict, r.measured)
