@@ -100,3 +100,12 @@ def test_literal_detector_catches_the_old_highway_statement():
     """The check fails on the statement highway_bp:decay_bound had (L = 12 written, full runs L = 24)."""
     old = "with ||J_j||_2 <= rho = 0.3 (L = 12 MLP blocks): error / bound <= 1"
     assert ("L", 12.0) in literal_parameter_values("x", old, {"L": 12, "n": 12}, {"L": 24, "n": 16})
+
+
+def test_format_statement_fills_only_parameters():
+    p = dict(L=24, window=(30000, 300000))
+    assert format_statement("L = {L}; {+-a}^N, rho^{k+1}, {0, a}, {x}", p) == "L = 24; {+-a}^N, rho^{k+1}, {0, a}, {x}"
+    assert format_statement("T in [{window[0]:.0e}, {window[1]:.0e}]", p) == "T in [3e+04, 3e+05]"
+    # a --set override of another type never makes the run crash: the field stays, with the value
+    assert format_statement("T >= {window[0]:.0e}", dict(window="abc")) == "T >= {window[0]:.0e} (= 'abc')"
+    assert format_statement("no braces", p) == "no braces"

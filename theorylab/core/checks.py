@@ -312,7 +312,13 @@ def format_statement(statement: str, params: dict) -> str:
     """
     if "{" not in statement:
         return statement
-    return _PLACEHOLDER.sub(lambda m: m.group(0).format(**params) if m.group(1) in params else m.group(0), statement)
+
+    def fill(m):
+        try:
+            return m.group(0).format(**params) if m.group(1) in params else m.group(0)
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError):  # e.g. a --set value of another type
+            return m.group(0) + f" (= {params[m.group(1)]!r})"
+    return _PLACEHOLDER.sub(fill, statement)
 
 
 def evaluate(c: Claim, evidence: Evidence, *, scale, seed, params, runtime) -> Result:
