@@ -154,7 +154,7 @@ FORM_SCALES = {"ci": dict(n=2000, N=12), "full": dict(n=100_000, N=12)}
 @claim(PAPER, "value_equals_lagrange_form", stream="forms", citation=CITE_FORMS,
        statement="the jitted regulariser equals its pairwise Lagrange form 1/2 sum_ij (a_i b_j - a_j b_i)^2 "
                  "(bin_h, bin_si: divided by their conjugate factors) to 1e-12 relative to its positive term, on "
-                 "random x in R^12 with scales 10^U(-2,2) (up to 1e4 points per regulariser), all ten regularisers",
+                 "random x in R^{N} with scales 10^U(-2,2) (up to 1e4 points per regulariser), all ten regularisers",
        scales=FORM_SCALES)
 def value_equals_lagrange_form(*, n, N, seed):
     t = _forms(n, N, seed)
@@ -187,7 +187,7 @@ def zero_on_target_set(*, n, N, seed):
 
 @claim(PAPER, "gradient_matches_differences", stream="forms", citation=CODE + "*.m] gradients; the spec's 1e-7 relative",
        statement="the gradients of all ten regularisers (the code's formulas) match central differences "
-                 "(h = 1e-6) to 1e-7 relative (max-norm) at Gaussian points in R^12",
+                 "(h = 1e-6) to 1e-7 relative (max-norm) at Gaussian points in R^{N}",
        scales=FORM_SCALES)
 def gradient_matches_differences(*, n, N, seed):
     t = _forms(n, N, seed)

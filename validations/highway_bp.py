@@ -83,7 +83,7 @@ SCALES = {"ci": dict(L=12, n=12, n_instances=2), "full": dict(L=12, n=12, n_inst
 
 @claim(PAPER, "exact_last_k_layers", citation=CITE_THM1,
        statement="g^(k)_i = g_i (BP) for every i >= L - k and every k in [0, L], relative error <= 1e-12, on residual "
-                 "tanh MLPs (L = 12, width 12) and transformer-like stacks (8 attention/FF blocks on 3 x 4 tokens)",
+                 "tanh MLPs (L = {L}, width {n}) and transformer-like stacks (8 attention/FF blocks on 3 x 4 tokens)",
        scales=SCALES)
 def exact_last_k_layers(*, L, n, n_instances, seed):
     df = identity_sweep(L, n, n_instances, seed)

@@ -72,7 +72,7 @@ FULL_SCALES = {"ci": dict(d=16, N=8, n=200), "full": dict(d=16, N=8, n=20000)}
 @claim(PAPER, "full_rank_bound",
        citation="[derived] theorylab.exact.attention (module docstring): |z - x_{i*}| <= 2 sum_{j != i*} "
                 "exp(-beta(q.x_{i*} - q.x_j)) <= 2 (N - 1) exp(-beta Delta) for W_QK = beta I, V = I",
-       statement="on random unit-norm instances (d = 16, N = 8), for beta in {1, 4, 16, 64}, the full-rank head's "
+       statement="on random unit-norm instances (d = {d}, N = {N}), for beta in {1, 4, 16, 64}, the full-rank head's "
                  "error is at most both bounds (value: max over instances and beta of error / bound, exact; <= 1)",
        scales=FULL_SCALES)
 def full_rank_bound(*, d, N, n, seed):
@@ -98,7 +98,7 @@ REP_SCALES = {"ci": dict(d=16, Ns=(2, 8, 64), n=50), "full": dict(d=16, Ns=(2, 8
        citation="[paper] abstract: a natural target is represented by a single full-rank head at any context "
                 "length; [derived] beta = log(2 (N - 1)/eps)/Delta from the bound of theorylab.exact.attention",
        statement="one full-rank head (W_QK = beta I, V = I) with beta = log(2 (N - 1)/1e-12)/Delta represents the "
-                 "nearest-neighbour target to 1e-12 for every context length N in {Ns} (d = 16; value: "
+                 "nearest-neighbour target to 1e-12 for every context length N in {Ns} (d = {d}; value: "
                  "max error over instances and N, exact; <= 1e-12)",
        scales=REP_SCALES)
 def full_rank_any_context(*, d, Ns, n, seed):

@@ -141,7 +141,7 @@ def _completeness_claim(df, d):
                 "{lb_i, ub_i} [code]); grid-resolution bound [derived]",
        statement="for separable SE prior samples on [-1, 1] (l ~ U[0.2, 0.5]): the candidate set (roots of f' found by "
                  "the Chebyshev proxy, plus the endpoints) contains the global maximiser and minimiser: "
-                 "0 <= best candidate - grid optimum <= sup|f'| Delta/2 on a 1000-point grid, for the max, the min "
+                 "0 <= best candidate - grid optimum <= sup|f'| Delta/2 on a {n_grid}-point grid, for the max, the min "
                  "and TSRoots' minimiser set (mono with f > 0 u mixed with f < 0), in every sample ({n_samples} samples)",
        scales={"ci": dict(n_samples=60, n_grid=1000), "full": dict(n_samples=1000, n_grid=1000)})
 def candidates_complete_1d(*, n_samples, n_grid, seed):
