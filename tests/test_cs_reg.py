@@ -149,3 +149,29 @@ def test_unconstrained_eig_descent_ends_at_eigenvectors():
     CX = X @ C
     resid = np.linalg.norm(CX - (CX * X).sum(1, keepdims=True) * X, axis=1)
     assert resid.max() < 1e-6
+
+
+def test_single_start_equality_has_a_stated_margin_and_fails_beyond_it(monkeypatch):
+    """Issue 28: "l_bin from one start matches l_inf" is an equality with a margin stated before the run
+    (derived from the authors' 1000 trials per M/N: 1.96 sqrt(2/4/1000) = 0.044), and a one-start l_bin that
+    loses half of its successes (an offset far beyond the margin) is not reproduced."""
+    import theorylab.validations.cs_reg as V
+    from theorylab.core.checks import REGISTRY
+
+    assert V.MATCH_MARGIN == pytest.approx(1.96 * np.sqrt(0.5 / 1000))
+    c = REGISTRY.claims["cs_reg:single_start_matches_linf"]
+    r = run_claim(c, "ci", seed=0)
+    assert r.verdict == "reproduced" and r.numbers["tol_abs"] == pytest.approx(V.MATCH_MARGIN)
+    assert "0.044" in r.statement
+
+    original = V.binary_sweep
+
+    def half_the_successes(*args):
+        df = original(*args).copy()
+        hit = np.flatnonzero(df.lbin_first.to_numpy())
+        df.loc[df.index[hit[::2]], "lbin_first"] = False
+        return df
+
+    monkeypatch.setattr(V, "binary_sweep", half_the_successes)
+    r = run_claim(c, "ci", seed=0)
+    assert r.verdict == "not reproduced", r.measured

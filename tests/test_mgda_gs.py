@@ -55,6 +55,27 @@ def test_closed_form_k2_and_kkt():
     assert M.min_norm_weights(G, "closed_form").sum() == 1.0
 
 
+def test_closed_form_k2_on_instances_that_need_the_clip():
+    """Issue 28: random Gaussian pairs need the clip of gamma to [0, 1] only rarely (1 of the 50 draws above), so a
+    closed form without it passed.  Here one gradient is a longer near-copy of the other (g2 = s g1 + noise,
+    s in [1.2, 3], in either order): the unclipped gamma falls outside [0, 1] and the min-norm point is a vertex
+    of the simplex."""
+    rng = np.random.default_rng(11)
+    n_clipped = 0
+    for k in range(40):
+        g1 = rng.standard_normal(7)
+        g2 = rng.uniform(1.2, 3.0) * g1 + 0.3 * rng.standard_normal(7)
+        if k % 2:
+            g1, g2 = g2, g1
+        raw = (g2 - g1) @ g2 / ((g1 - g2) @ (g1 - g2))
+        n_clipped += not 0.0 <= raw <= 1.0
+        G = np.column_stack([g1, g2])
+        w = M.min_norm_weights(G, "closed_form")
+        np.testing.assert_allclose(w, M.min_norm_weights(G), atol=1e-12)
+        assert w.min() >= 0.0
+    assert n_clipped >= 30
+
+
 def test_kernels_match_their_python_bodies():
     rng = np.random.default_rng(2)
     J = rng.standard_normal((4, 6))

@@ -207,3 +207,22 @@ def test_bad_input_schedules_and_noise():
         S.ema_moment_exact(2.0, 0.1)
     with pytest.raises(ValueError, match="x1"):
         S.balanced_eta0("quadratic", 3, np.zeros(3))
+
+
+def test_cosh_rows_state_their_start_and_eta0_and_the_spec_instance_runs():
+    """Issue 28: the cosh rate claim holds only at eta0 = sqrt(Delta_1/L0) and starts at x1 = 2; both choices are in
+    its statement, and the spec's instance (x1 = 3) is a claim of its own whose runs start there."""
+    import numpy as np
+
+    import theorylab.validations.nsgdm_heavy as V
+    from theorylab.core.checks import REGISTRY
+
+    for cid, x1 in (("cosh_known_p_rate", 2.0), ("cosh_known_p_rate_x1_3", 3.0)):
+        c = REGISTRY.claims[f"nsgdm_heavy:{cid}"]
+        delta1 = 10 * (np.cosh(x1) - 1)
+        assert f"x1 = {x1:g} in every coordinate" in c.statement
+        assert f"eta0 = sqrt(Delta_1/L0) = {np.sqrt(delta1):.2f}" in c.statement
+    t = V.run_point(objective="cosh", kind="known_p", law="student_t", nu=1.8, p=1.5, T=50, method="nsgdm",
+                    n_runs=2, seed=1, x1_cosh=3.0)
+    eta0 = t.eta.iloc[0] * 50 ** 0.8
+    assert eta0 == pytest.approx(np.sqrt(10 * (np.cosh(3.0) - 1)))

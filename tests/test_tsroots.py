@@ -156,3 +156,61 @@ def test_mutation_wrong_upper_boundary_sign_is_caught(monkeypatch):
 def test_bad_input_is_refused_naming_the_argument(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def _drop_boundary(C):
+    """The candidate generator with the endpoints lb_i, ub_i dropped (only interior roots of f_i')."""
+    keep = [slice(0, x.size - 2) for x in C.x]
+    return T.Candidates(*[[a[k] for a, k in zip(arr, keep)] for arr in (C.x, C.f, C.df, C.d2f, C.mono, C.mixed)])
+
+
+def _negative_only(original):
+    def broken(C, *, rule="tsroots", sigma_f=1.0):
+        X, p = original(C, rule=rule, sigma_f=sigma_f)
+        return X[p < 0], p[p < 0]
+    return broken
+
+
+@pytest.mark.parametrize("claim_id", ["candidates_complete_1d", "candidates_complete_2d"])
+@pytest.mark.parametrize("breakage", ["boundary_dropped", "negative_only"])
+def test_broken_candidate_generator_is_not_reproduced(monkeypatch, claim_id, breakage):
+    """Issue 28: a broken generator (endpoints dropped, or only the negative-product points kept) leaves some
+    samples with an empty or incomplete candidate set; that is a failure, so the verdict is *not reproduced*
+    (before, an empty set was coded +inf and the Identity said *inconclusive*)."""
+    import theorylab.validations.tsroots as V
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+
+    V.completeness_sweep.cache_clear()
+    if breakage == "boundary_dropped":
+        original = T.candidate_set
+        monkeypatch.setattr(T, "candidate_set", lambda f: _drop_boundary(original(f)))
+    else:
+        monkeypatch.setattr(T, "minimiser_candidates", _negative_only(T.minimiser_candidates))
+    try:
+        small = dict(n_samples=12) if claim_id.endswith("1d") else dict(n_samples=6, n_grid=100)  # cheap: a few
+        r = run_claim(REGISTRY.claims[f"tsroots:{claim_id}"], "ci", seed=0, overrides=small)   # samples suffice
+    finally:
+        V.completeness_sweep.cache_clear()
+    assert r.verdict == "not reproduced", (r.verdict, r.measured, r.note)
+    assert r.measured_value >= 1  # a count of failing samples
+
+
+def test_mixed_only_claim_fails_when_tsroots_rule_misses(monkeypatch):
+    """The mixed-only claim's statement also says TSRoots' full rule misses none: with the rule broken to the
+    h < 0 points alone, that half fails and the claim is not reproduced."""
+    import theorylab.validations.tsroots as V
+    from theorylab.core import run_claim
+    from theorylab.core.checks import REGISTRY
+
+    V.mixed_only_sweep.cache_clear()
+    original = T.minimiser_candidates
+    monkeypatch.setattr(T, "minimiser_candidates",
+                        lambda C, *, rule="tsroots", sigma_f=1.0: original(
+                            C, rule="mixed_only" if rule == "tsroots" else rule, sigma_f=sigma_f))
+    try:
+        r = run_claim(REGISTRY.claims["tsroots:mixed_only_misses_minimiser_1d"], "ci", seed=0,
+                      overrides=dict(n_samples=200))
+    finally:
+        V.mixed_only_sweep.cache_clear()
+    assert r.verdict == "not reproduced", (r.verdict, r.measured)

@@ -354,7 +354,7 @@ def sgd_runs(d: int, n_iter: int, n_paths: int, with_dap_estimated: bool, seed: 
 @claim(PAPER, "zo_sgd_sphere_le_gaussian", source="derived", ref="Thm 3.1, Cor. 3.2", scales=SGD_SCALES,
        citation="[third-party] Thm 3.1 / Cor. 3.2: the fourth moment of v enters the SGD bound, minimal for "
                 "constant magnitude; [derived] E[(g.v)^2 v^T A v] is d/(d+2) times smaller for the sphere",
-       statement="trend: ZO-SGD at equal queries (b = 1) on a d = 100, kappa = 100 quadratic reaches a lower final "
+       statement="trend: ZO-SGD at equal queries (b = 1) on a d = {d}, kappa = 100 quadratic reaches a lower final "
                  "suboptimality with sphere than with Gaussian perturbations (mean paired log ratio <= 0)")
 def zo_sgd_sphere_le_gaussian(*, d, n_iter, n_paths, with_dap_estimated, seed):
     """At full scale the table adds DAP-estimated (b = 1) against Gaussian (b = 2) at equal queries, as

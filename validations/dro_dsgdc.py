@@ -308,7 +308,7 @@ def _complexity_slope(method, predicted, eps, n_runs, seed):
                 "complexity'; [R] Theorem 3 orders (batch of order eps^-2, beta_t = O(eps/(L0 ||v_t||))); spec check 2",
        statement="D-SGD-C with gamma = beta = clip = 2 eps and batch ceil(4/eps^2) on the instance: the sample-"
                  "gradient evaluations until (1/T) sum ||grad L(x_t, eta_t)|| <= eps grow no faster than eps^-4: "
-                 "log-log slope against eps >= -4 (bootstrap over runs; eps in 0.2 .. 0.05, full to 0.025)",
+                 "log-log slope against eps >= -4 (bootstrap over runs; eps in {eps})",
        scales=C_SCALES)
 def dsgdc_complexity(*, eps, n_runs, seed):
     return _complexity_slope("dsgdc", -4.0, eps, n_runs, seed)

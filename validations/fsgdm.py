@@ -45,7 +45,7 @@ REL_TOL = 0.03                                        # spec: periodogram ratio 
 @claim(PAPER, "schedule_exact", source="code", ref="", stream="schedule",
        citation="[paper: code] FSGDM optimiser (yinleung/FSGDM) as restated in the spec: s = (step // delta) "
                 "delta, u = s/(s + c Sigma); errata: N + 1 distinct values, stage 0 delta - 1 steps, last 1 step",
-       statement="for Sigma = 117000, N = 300, c = 0.033 the jitted u_t (code formula) equals an independent "
+       statement="for Sigma = {sigma}, N = {n_stages}, c = 0.033 the jitted u_t (code formula) equals an independent "
                  "stage-by-stage construction at every t <= Sigma, with N + 1 distinct stages of lengths "
                  "delta - 1, delta, ..., delta, 1 (discrepancy: max |u_code - u_ref| + count mismatches)",
        scales={"ci": dict(sigma=SIGMA, n_stages=N_STAGES), "full": dict(sigma=SIGMA, n_stages=N_STAGES)})
@@ -65,7 +65,7 @@ def schedule_exact(*, sigma, n_stages, seed):
 @claim(PAPER, "transfer_sympy", source="derived", ref="", stream="algebra",
        citation="[derived] H(z) = v/(1 - u z^-1) of m_t = u m_{t-1} + v g_t (spec, filter algebra [I])",
        statement="|H(e^{iw})|^2 computed symbolically by sympy equals v^2/(1 - 2u cos w + u^2) (the numpy "
-                 "transfer_power) at 64 frequencies for every stage u_k of the default schedule",
+                 "transfer_power) at {n_freq} frequencies for every stage u_k of the default schedule",
        scales={"ci": dict(n_freq=64), "full": dict(n_freq=64)})
 def transfer_sympy(*, n_freq, seed):
     import sympy as sp
@@ -109,7 +109,7 @@ TF_SCALES = {"ci": dict(stages=(10, 300), n=2**20, n_runs=16, seglen=8192),
 
 @claim(PAPER, "transfer_periodogram", source="derived", ref="", stream="periodogram",
        citation="[derived] |H(e^{iw})|^2 = v^2/(1 - 2u cos w + u^2) (spec, filter algebra [I]; check 2)",
-       statement="white N(0,1) noise through one FSGDM stage (full: stages 1, 10, 50, 300, u = 0.09 .. 0.968; ci: 10, 300; v = 1): the "
+       statement="white N(0,1) noise through one FSGDM stage (stages {stages}, u = u_k of each; v = 1): the "
                  "Hann-windowed periodogram averaged over runs and over each of 64 bands of (0, pi) matches the "
                  "band mean of |H|^2: max over bands and stages of |P/|H|^2 - 1| <= 0.03 (bootstrap over runs)",
        scales=TF_SCALES)
@@ -179,7 +179,7 @@ def _tail(df, method, u_fixed):
                 "training' (an empirical finding on networks); instance and matched-DC-gain comparison are ours "
                 "(spec check 3, type B, as corrected by the errata); trend",
        statement="trend: noisy quadratic (d = 100, eigenvalues log-spaced in [1e-3, 1], gradient noise 0.1, "
-                 "theta_0 = 1, lr 0.02, Sigma = 11700, N = 30): FSGDM's final loss (mean of the last 5 stage "
+                 "theta_0 = 1, lr 0.02, Sigma = {sigma}, N = {n_stages}): FSGDM's final loss (mean of the last 5 stage "
                  "ends) is at most that of a high-pass filter u = -0.3 with the same DC gain at every step: "
                  "ratio E[loss_FSGDM]/E[loss_high] <= 1 (bootstrap over paired runs)",
        scales=Q_SCALES)

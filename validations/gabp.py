@@ -185,7 +185,7 @@ def _fig1(n_games, T, d, seed, methods=F_METHODS):
 @claim(PAPER, "full_rate_gabp", source="code", ref="Theorem 4.1, Sec. 6, Figure 1", stream="fig1_full",
        citation="[paper] Theorem 4.1: GAP(pi^t) = O~(1/t) with full feedback; setup of Sec. 6 / Figure 1 (left) "
                 "from the repository configs (eta 0.05, T_sigma 10, mu 1, T 1000, d 50); spec check 1",
-       statement="GABP (Algorithm 1) on random payoff games (d = 50, U[-1, 1], uniform start, eta = 0.05, "
+       statement="GABP (Algorithm 1) on random payoff games (d = {d}, U[-1, 1], uniform start, eta = 0.05, "
                  "mu = 1, T_sigma = 10): the log-log slope of the last-iterate gap over t in [100, 1000], averaged "
                  "over games (10%-trimmed mean of per-game slopes; the theorem bounds every game), is at most "
                  "-1, up to a margin 0.15 for the logarithmic factor (spec: slope <= -0.85); bootstrap over games",
@@ -316,7 +316,7 @@ def thm41_point(*, game: int, n_games: int, T: int, seed: int, game_seed: int) -
                 "ln(3(T+1))/ln(1+eta mu)), GAP(pi^t) <= 17 c D^2 (6 ln(3(T+1))/ln(1+eta mu) + 1)(mu + (1+eta "
                 "L)/eta)/(t-1) and r^tan the same with D, t = 2..T+1; spec check 2",
        statement="GABP on 10x10 random payoff games with L = ||A||_2, D = 2, mu = 1, eta = mu/(2(L+mu)^2), c = 1, "
-                 "T = 2000 and T_sigma rounded up from the theorem's real value: max over games and t in "
+                 "T = {T} and T_sigma rounded up from the theorem's real value: max over games and t in "
                  "[2, T+1] of GAP(pi^t)/bound and r^tan(pi^t)/bound is <= 1 (exact; a loose sanity bound)",
        scales={"ci": dict(n_games=4, T=2000), "full": dict(n_games=20, T=2000)})
 def theorem41_bound_holds(*, n_games, T, seed):
@@ -356,8 +356,8 @@ def lemma_b1_point(*, game: int, n_games: int, T: int, T_sigma: int, seed: int, 
        citation="[paper] Lemma B.1, eq. (6) (proof of Theorem 4.1): ||pi^{mu,sigma^k} - pi^t||^2 <= (1 + eta "
                 "mu)^{-(t - (k-1)T_sigma - 1)} ||pi^{mu,sigma^k} - sigma^k||^2, pi^{mu,sigma^k} the stationary "
                 "point of the mu-perturbed game with GABP's anchor (k sigma^k + sigma^1)/(k+1)",
-       statement="GABP (full feedback, 10x10 random payoff games, mu = 1, eta = mu/(2(L+mu)^2), T_sigma = 200, "
-                 "T = 2000: 10 anchors) against the perturbed stationary points computed to 1e-13: the ratio of "
+       statement="GABP (full feedback, 10x10 random payoff games, mu = 1, eta = mu/(2(L+mu)^2), T_sigma = {T_sigma}, "
+                 "T = {T}: T / T_sigma anchors) against the perturbed stationary points computed to 1e-13: the ratio of "
                  "the two sides of eq. (6), maximised over every t after the first of each period, over periods "
                  "and games, is <= 1 (exact; the first step's ratio is about 1 - eta mu, so the check is tight)",
        scales={"ci": dict(n_games=2, T=2000, T_sigma=200), "full": dict(n_games=20, T=2000, T_sigma=200)})
@@ -404,7 +404,7 @@ N_SCALES = {"ci": dict(Ts=(300, 1000, 3000, 10000), n_games=12, d=10),
        citation="[paper] Theorem 4.3: E[GAP(pi^{T+1})] = O~(T^{-1/7}) with T_sigma = c max(T^{6/7}, 1), eta_t = "
                 "1/(kappa(t - T_sigma(k(t)-1)) + 2 theta), kappa = mu/2, theta = (3mu^2 + 8L^2)/(2mu); spec check 3",
        statement="GABP with noisy feedback (N(0, 0.1^2 I) added to each player's gradient) on random payoff games "
-                 "(d = 10, mu = 1, c = 1, T_sigma rounded up), each game with its own noise: the log-log slope "
+                 "(d = {d}, mu = 1, c = 1, T_sigma rounded up), each game with its own noise: the log-log slope "
                  "of E[GAP(pi^{T+1})] against T is at most -1/7 + 0.05 (one-sided; bootstrap over games)",
        scales=N_SCALES)
 def noisy_rate_gabp(*, Ts, n_games, d, seed):
@@ -448,7 +448,7 @@ def regret_sweep(Ts, n_games, d, seed):
        citation="[paper] Theorem 5.1: DynamicReg_i(T) = O((ln T)^2) under Theorem 4.1's setup; spec check 4",
        statement="GABP with full feedback on 10x10 random payoff games in Theorem 4.1's setup (mu = L = ||A||_2, "
                  "eta = mu/(2(L+mu)^2), c = 1, T_sigma rounded up): the log-log slope of max_i DynamicReg_i(T)/"
-                 "(ln T)^2 against T over the largest decade of the grid (full: T in [1e5, 1e6]; ci: [3e4, 3e5]) is at most 0.1 (spec "
+                 "(ln T)^2 against T over the largest decade of the grid (T in [{window[0]:.0e}, {window[1]:.0e}]) is at most 0.1 (spec "
                  "check 4; bootstrap over games). [derived] If DynReg ~ a ln(3T) ln(T/T_sigma) (gap ~ T_sigma/t "
                  "after the first anchors), this local slope is itself about 0.1 at T = 1e5 and falls only like "
                  "1/ln T, so the spec's threshold is met narrowly: a regret growing like T^alpha fails it",

@@ -176,7 +176,7 @@ def aug_table(small, large, draws, seed):
 @claim(PAPER, "orbit_augmentation_distinguishes", source="paper", ref="Algorithm 1",
        citation="[paper] section 4 (distinguishability principle, Algorithm 1 Orbit); spec check 2",
        statement="after Orbit augmentation (Algorithm 1) the outputs of a random-weight GNN are pairwise distinct "
-                 "within every orbit in every draw (the n <= 8 instances, 100 draws of weights and z each) (value: min over draws and within-orbit pairs of |f_i - f_j|; "
+                 "within every orbit in every draw (the n <= 8 instances, {draws} draws of weights and z each) (value: min over draws and within-orbit pairs of |f_i - f_j|; "
                  ">= 1e-6)",
        scales=AUG_SCALES)
 def orbit_augmentation_distinguishes(*, small, large, draws, seed):

@@ -82,7 +82,7 @@ SCALES = {"ci": dict(L=12, n=12, n_instances=2), "full": dict(L=12, n=12, n_inst
 
 @claim(PAPER, "exact_last_k_layers", source="derived", ref="Theorem 1", citation=CITE_THM1,
        statement="g^(k)_i = g_i (BP) for every i >= L - k and every k in [0, L], relative error <= 1e-12, on residual "
-                 "tanh MLPs (L = 12, width 12) and transformer-like stacks (8 attention/FF blocks on 3 x 4 tokens)",
+                 "tanh MLPs (L = {L}, width {n}) and transformer-like stacks (8 attention/FF blocks on 3 x 4 tokens)",
        scales=SCALES)
 def exact_last_k_layers(*, L, n, n_instances, seed):
     df = identity_sweep(L, n, n_instances, seed)
@@ -147,7 +147,7 @@ def decay_table(L, n, n_instances, seed) -> pd.DataFrame:
 
 
 @claim(PAPER, "decay_bound", source="derived", ref="", citation="[derived] ||c_{0,m}|| <= binom(L, m) rho^m ||g_L|| (spec, [I]); one-sided",
-       statement="with ||J_j||_2 <= rho = 0.3 (L = 12 MLP blocks): ||g_0 - g^(k)_0|| / ||g_L|| <= rho^{k+1} C(L, k) "
+       statement="with ||J_j||_2 <= rho = 0.3 (L = {L} MLP blocks of width n = {n}): ||g_0 - g^(k)_0|| / ||g_L|| <= rho^{k+1} C(L, k) "
                  "for every k < L (value: max over k and instances of error / bound; claim <= 1)",
        scales={"ci": dict(L=12, n=12, n_instances=2), "full": dict(L=24, n=16, n_instances=10)})
 def decay_bound(*, L, n, n_instances, seed):

@@ -132,7 +132,7 @@ def _rate(df, col, variant, seed):
        statement="deterministic MGDA (alpha = 1/(2 l(2 G_0)), beta = beta_max T^{-1/2}, w_0 uniform) on the "
                  "(L0, L1)-smooth log-cosh + exp instances (K = 3, d = 10): the average CA distance "
                  "(1/T) sum_{t<T} ||G_t w_t - G_t w_t*|| decays at least like T^{-1/2}: one-sided log-log slope "
-                 "of its geometric mean over instances, T in [256, 8192] (ci [256, 2048]), <= -0.5 (bootstrap over "
+                 "of its geometric mean over instances, T in {horizons}, <= -0.5 (bootstrap over "
                  "instances)",
        scales=H_SCALES)
 def avg_ca_distance_rate(*, n_instances, horizons, seed):
@@ -175,7 +175,7 @@ F_SCALES = {"ci": dict(n_instances=32, horizons=(256, 512, 1024, 2048)),
                  "(L0, 0)-smooth) started far out (x0 ~ N(0, 1e10 I)): every tanh is saturated, the gradients are "
                  "constant and the CA distance is driven by the weights alone; the average CA distance decays at "
                  "least like T^{-1/2}: one-sided log-log slope of its geometric mean over instances, T in "
-                 "[256, 16384] (ci [256, 2048]), <= -0.5 + 0.1 (bootstrap over instances)",
+                 "{horizons}, <= -0.5 + 0.1 (bootstrap over instances)",
        scales=F_SCALES)
 def avg_ca_distance_rate_far_field(*, n_instances, horizons, seed):
     df = far_field_sweep(n_instances, tuple(horizons), seed)
@@ -193,8 +193,8 @@ def avg_ca_distance_rate_far_field(*, n_instances, horizons, seed):
        citation="Theorem 1 [3rd-party: spec's reading of the full text], O(eps^-2) iterations to an "
                 "eps-Pareto-stationary point (on average); update [I], step sizes [derived]",
        statement="same runs: the average Pareto stationarity (1/T) sum_{t<T} ||G_t w_t*|| decays at least like "
-                 "T^{-1/2}: one-sided log-log slope of its geometric mean over instances, T in [256, 8192] (ci "
-                 "[256, 2048]), <= -0.5 (bootstrap over instances)",
+                 "T^{-1/2}: one-sided log-log slope of its geometric mean over instances, T in {horizons}, "
+                 "<= -0.5 (bootstrap over instances)",
        scales=H_SCALES)
 def avg_pareto_stationarity_rate(*, n_instances, horizons, seed):
     df = horizon_sweep(n_instances, tuple(horizons), seed)

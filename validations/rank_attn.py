@@ -71,7 +71,7 @@ FULL_SCALES = {"ci": dict(d=16, N=8, n=200), "full": dict(d=16, N=8, n=20000)}
 @claim(PAPER, "full_rank_bound", source="derived", ref="",
        citation="[derived] theorylab.exact.attention (module docstring): |z - x_{i*}| <= 2 sum_{j != i*} "
                 "exp(-beta(q.x_{i*} - q.x_j)) <= 2 (N - 1) exp(-beta Delta) for W_QK = beta I, V = I",
-       statement="on random unit-norm instances (d = 16, N = 8), for beta in {1, 4, 16, 64}, the full-rank head's "
+       statement="on random unit-norm instances (d = {d}, N = {N}), for beta in {1, 4, 16, 64}, the full-rank head's "
                  "error is at most both bounds (value: max over instances and beta of error / bound, exact; <= 1)",
        scales=FULL_SCALES)
 def full_rank_bound(*, d, N, n, seed):
@@ -97,7 +97,7 @@ REP_SCALES = {"ci": dict(d=16, Ns=(2, 8, 64), n=50), "full": dict(d=16, Ns=(2, 8
        citation="[paper] abstract: a natural target is represented by a single full-rank head at any context "
                 "length; [derived] beta = log(2 (N - 1)/eps)/Delta from the bound of theorylab.exact.attention",
        statement="one full-rank head (W_QK = beta I, V = I) with beta = log(2 (N - 1)/1e-12)/Delta represents the "
-                 "nearest-neighbour target to 1e-12 for every context length N in {2, 8, 64, 512} (d = 16; value: "
+                 "nearest-neighbour target to 1e-12 for every context length N in {Ns} (d = {d}; value: "
                  "max error over instances and N, exact; <= 1e-12)",
        scales=REP_SCALES)
 def full_rank_any_context(*, d, Ns, n, seed):
@@ -171,7 +171,7 @@ def _cells(df):
 @claim(PAPER, "rank1_lower_bound", source="derived", ref="", stream="fit",
        citation="[derived] theorylab.exact.attention.subspace_lower_bound: H heads of rank r with H r < d cannot "
                 "tell q from its reflection across a direction orthogonal to all Q_h, so MSE >= E|t(q) - t(Rq)|^2/4",
-       statement="fitted rank-1 heads with H < d (N = 2, d in {4, 6, 8}) have test MSE at least the reflection lower "
+       statement="fitted rank-1 heads with H < d (H in {heads}, N = 2, d in {dims}) have test MSE at least the reflection lower "
                  "bound (value: mean over independent replicates of min over cells (d, H < d) of MSE - bound; >= 0)",
        scales=FIT_SCALES)
 def rank1_lower_bound(*, dims, heads, reps, n_train, n_test, restarts, maxiter, seed):
@@ -203,7 +203,7 @@ def rank1_error_grows_with_d(*, dims, heads, reps, n_train, n_test, restarts, ma
 @claim(PAPER, "rank1_vs_full_rank", source="paper", ref="abstract", stream="fit",
        citation="[paper] abstract: a single full-rank head represents the target while low-rank attention needs "
                 "many heads; spec check 2: one full-rank head reaches <= 1e-3 (checked in full_rank_head_mse)",
-       statement="no fit of H <= 8 rank-1 heads (d in {4, 6, 8}, N = 2) reaches the test MSE 1e-3 that one "
+       statement="no fit of H in {heads} rank-1 heads (d in {dims}, N = 2) reaches the test MSE 1e-3 that one "
                  "full-rank head reaches (value: mean over replicates of min over cells (d, H) of rank-1 MSE / 1e-3; "
                  ">= 1; fits are L-BFGS upper bounds on the best rank-1 error)",
        scales=FIT_SCALES)

@@ -221,7 +221,7 @@ def rr_bias_order(*, gammas, steps_times_gamma, n_chains, seed):
 @claim(PAPER, "rr_mse_minimax", source="paper", ref="abstract", stream="logistic",
        citation="main theorem (abstract): leading term with the minimax-optimal covariance H^{-1} Sigma_eps H^{-1}",
        statement="trend: sqrt(n E||theta_RR - theta*||^2) approaches sqrt(Tr H^{-1} Sigma_eps H^{-1}) on "
-                 "l2-logistic regression (d = 5, sampling noise), gamma = 0.5/sqrt(n), largest n; model tolerance "
+                 "l2-logistic regression (d = 5, sampling noise), gamma = {c}/sqrt(n), largest n; model tolerance "
                  "sqrt(n E||remainder||^2) (Minkowski), 20-28% of the prediction at these n, so this only rules out "
                  "a wrong leading covariance by more than that (e.g. PR's or the independent coupling's 5x); the "
                  "sharp check of the expansion on this problem is rr_remainder_rate_logistic",
@@ -241,7 +241,7 @@ def rr_mse_minimax(*, ns, c, n_chains, seed):
 @claim(PAPER, "rr_remainder_rate_logistic", source="paper", ref="abstract", stream="logistic",
        citation="main theorem (abstract): second-order term O(n^{-3/4}) for gamma ~ n^{-1/2}, state-dependent noise",
        statement="n E||theta_RR - theta* + H^{-1} mean(eps(theta*))||^2 decays like n^{-1/2} (the remainder is "
-                 "O(n^{-3/4})) on l2-logistic regression (d = 5, sampling noise, shared coupling), gamma = 0.5/sqrt(n); "
+                 "O(n^{-3/4})) on l2-logistic regression (d = 5, sampling noise, shared coupling), gamma = {c}/sqrt(n); "
                  "log-log slope over all n, bootstrap over chains",
        scales=LOG_SCALES)
 def rr_remainder_rate_logistic(*, ns, c, n_chains, seed):

@@ -296,8 +296,8 @@ C_SCALES = {"ci": dict(n_instances=3, n_steps=2000), "full": dict(n_instances=20
                 "OPT <= mu log(mK) at an STCH-Set minimiser X_mu (sandwich twice); spec check 3 as corrected by "
                 "the errata (farthest-point starts); solver as [paper: code] run_quad_func.py",
        statement="clustered instance (m = 100 points in K = 5 clusters of radius 1, centres ~ U[-10,10]^10), "
-                 "K = 5 solutions, STCH-Set mu = 0.01, schedule-free SGD (lr 1e-2; full 20 instances x 10 000 "
-                 "steps, ci 3 x 2000) from "
+                 "K = 5 solutions, STCH-Set mu = 0.01, schedule-free SGD (lr 1e-2; {n_instances} instances x {n_steps} "
+                 "steps) from "
                  "farthest-point starts over the objectives' minimisers: on every instance the set's worst "
                  "objective exceeds the exact optimum (cvxpy minimum enclosing balls) by at most mu log(mK) = "
                  "0.062 (max over instances)",

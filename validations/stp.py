@@ -222,7 +222,7 @@ def as_linear_per_path(*, dims, n_paths, seed):
        citation="[paper] abstract: convex case f(theta_T) - inf f = O(d/T) in expectation; [derived] constant "
                 "Phi_0 = f_0 - f* + (L/2)|theta_0 - theta*|^2 (theorylab.zeroth.stp.convex_bound); errata: the "
                 "spec's lam_i = 1/i instance collapses and its 'slope <= 0.05' fails on a correct STP",
-       statement="exact-step STP on f = 1/2 sum i^-2 x_i^2 (d = 32, theta_0 = 1, strongly convex only at scale "
+       statement="exact-step STP on f = 1/2 sum i^-2 x_i^2 (d = {d}, theta_0 = 1, strongly convex only at scale "
                  "1e-3): max over recorded T of T E[f_T - f*] / (d Phi_0) <= 1 (bootstrap over paths)",
        scales=CONVEX_SCALES)
 def convex_d_over_T(*, d, decay, T_max, n_paths, seed):
@@ -238,7 +238,7 @@ def convex_d_over_T(*, d, decay, T_max, n_paths, seed):
 
 @claim(PAPER, "as_convex_trend", source="paper", ref="abstract", stream="quartic",
        citation="[paper] abstract: convex case f(theta_T) - inf f = o(1/T^{1-eps}) almost surely, any eps in (0, 1)",
-       statement="trend (eps = 0.1): on f = 1/4 sum x_i^4 (d = 8, convex, not strongly convex, L on the sublevel "
+       statement="trend (eps = 0.1): on f = 1/4 sum x_i^4 (d = {d}, convex, not strongly convex, L on the sublevel "
                  "set [derived]), exact-step STP has T^{1-eps}(f_T - f*) non-increasing over the last decade of T "
                  "(at every recorded T) on >= 90% of the paths",
        scales=QUARTIC_SCALES)

@@ -112,15 +112,25 @@ class Claim:
 
 
 def format_statement(statement: str, params: dict) -> str:
-    """``statement`` with each ``{name}`` that names a parameter replaced by its value (``str``).
+    """``statement`` with each ``{name}`` (str.format field syntax, e.g. ``{eta:.3g}``) naming a key of
+    ``params`` filled in.
 
-    Other braces stay as written (``{+-1}^N`` is maths, not a placeholder), so statements need
-    no escaping.
+    Only fields whose name is a parameter are formatted; other braces (set notation such as
+    ``{0, 1}^N``) stay as written, so statements need no brace escaping.  A field that cannot be
+    formatted (a ``--set`` value of another type) is kept, followed by the value.
     """
-    return _PLACEHOLDER.sub(lambda m: str(params[m[1]]) if m[1] in params else m[0], statement)
+    if "{" not in statement:
+        return statement
+
+    def fill(m):
+        try:
+            return m.group(0).format(**params) if m.group(1) in params else m.group(0)
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError):
+            return m.group(0) + f" (= {params[m.group(1)]!r})"
+    return _PLACEHOLDER.sub(fill, statement)
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
+_PLACEHOLDER = re.compile(r"\{(\w+)((?:\[\w+\]|\.\w+)*(?:![rsa])?(?::[^{}]*)?)\}")
 
 
 @dataclass(frozen=True)

@@ -35,17 +35,18 @@ def write_notebook(paper_id: str, cells, path=None) -> Path:
 
 def header_cells(paper_id: str) -> list:
     """The opening cells of a paper's notebook: the paper, its claims (from the registry), how to run them."""
-    from .checks import discover
+    from .checks import discover, format_statement
 
     reg = discover()
     if paper_id not in reg.papers:
         raise ValueError(f"unknown paper id {paper_id!r}; known: {', '.join(sorted(reg.papers))}")
     paper = reg.papers[paper_id]
     link = f" ([arXiv:{paper.arxiv}](https://arxiv.org/abs/{paper.arxiv}))" if paper.arxiv else ""
-    rows = ["| claim | statement | citation | declared |", "|---|---|---|---|"]
+    rows = ["| claim | statement (full scale) | citation | declared |", "|---|---|---|---|"]
     for c in reg.claims_of(paper_id):
         declared = "expected to reproduce" if c.expect_reproduced else "declared not to reproduce"
-        rows.append(f"| `{c.id}` | {c.statement.replace('|', '/')} | {c.citation.replace('|', '/')} | {declared} |")
+        statement = format_statement(c.statement, c.params("full"))  # as run at full scale
+        rows.append(f"| `{c.id}` | {statement.replace('|', '/')} | {c.citation.replace('|', '/')} | {declared} |")
     intro = (f"# {paper.title}\n\n{paper.authors}, {paper.venue}{link}.\n\n"
              f"This notebook explores the simulator behind the paper's checks. Run every claim with "
              f"`theorylab check {paper_id} --scale ci` (or `--scale full`); one claim with "
