@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from theorylab.core._rng import below, seed_state, uniform
+from theorylab.core.rng import below, seed_state, uniform
 
 
 @njit(cache=True)
