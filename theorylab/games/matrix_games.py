@@ -45,7 +45,7 @@ from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
-from theorylab.games import _kernels_games as K
+from theorylab.games import _kernels as K
 
 __all__ = ["METHODS", "FEEDBACKS", "DIAMETER", "Run", "random_payoff_games", "project_simplex",
            "project_simplex_numpy", "duality_gap", "gap_lp", "tangent_residual", "lipschitz_constant",
