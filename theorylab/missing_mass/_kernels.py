@@ -184,9 +184,10 @@ def means(u, c, m, k, w):
 
 
 @njit(cache=True)
-def _draw_labels(cdf, n, out):
+def _draw_labels(cdf, n, out, state):
+    """n i.i.d. labels into ``out`` by inversion of ``cdf``, from the xoshiro256** ``state`` (core.rng)."""
     for t in range(n):
-        out[t] = np.searchsorted(cdf, np.random.random(), side="right")
+        out[t] = np.searchsorted(cdf, uniform(state), side="right")
         if out[t] >= cdf.shape[0]:
             out[t] = cdf.shape[0] - 1
 
@@ -194,9 +195,10 @@ def _draw_labels(cdf, n, out):
 @njit(cache=True)
 def sample_labels_one(cdf, n, seed):
     """One path of sample_labels_batch (the same numbers as its row for this seed), without a thread launch."""
-    np.random.seed(seed)
+    state = np.empty(4, dtype=np.uint64)
+    seed_state(seed, state)
     out = np.empty(n, dtype=np.int64)
-    _draw_labels(cdf, n, out)
+    _draw_labels(cdf, n, out, state)
     return out
 
 
@@ -206,8 +208,9 @@ def sample_labels_batch(cdf, n, seeds):
     R = seeds.shape[0]
     out = np.empty((R, n), dtype=np.int64)
     for r in prange(R):
-        np.random.seed(seeds[r])
-        _draw_labels(cdf, n, out[r])
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(seeds[r], state)
+        _draw_labels(cdf, n, out[r], state)
     return out
 
 
@@ -259,9 +262,10 @@ def mc_family_batch(p, cdf, n, coef_at, needed, seeds):
     est = np.empty(R)
     m0 = np.empty(R)
     for r in prange(R):
-        np.random.seed(seeds[r])
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(seeds[r], state)
         labels = np.empty(n, dtype=np.int64)
-        _draw_labels(cdf, n, labels)
+        _draw_labels(cdf, n, labels, state)
         est[r], m0[r] = _family_on_path(labels, p, coef_at, needed, S, n)
     return est, m0
 

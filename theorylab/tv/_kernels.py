@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from theorylab.core.rng import seed_state, uniform
+
 
 # --------------------------------------------------------------------------- exact enumeration
 @njit(cache=True)
@@ -153,25 +155,27 @@ def coupling_g_kernel(first_cdf, cdf_match, cdf_excess, cdf_p, logP, logQ, logm,
 
     pi is the law of X given X != Y under the product C of optimal coordinate couplings:
     first mismatching coordinate i ~ first_cdf; x_j ~ min(P_j, Q_j)/(1 - d_j) for j < i,
-    x_i ~ (P_i - min)/d_i, x_j ~ P_j for j > i. Chunk c uses np.random.seed(seeds[c]).
+    x_i ~ (P_i - min)/d_i, x_j ~ P_j for j > i. Chunk c draws from a xoshiro256** state seeded by seeds[c]
+    (core.rng), so its numbers do not depend on the thread count.
     """
     n, q = logP.shape
     n_chunks = seeds.shape[0]
     out = np.empty(n_chunks * chunk)
     for c in prange(n_chunks):
-        np.random.seed(seeds[c])
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(seeds[c], state)
         for r in range(chunk):
-            i = _draw(first_cdf, np.random.random())
+            i = _draw(first_cdf, uniform(state))
             lP = 0.0
             lQ = 0.0
             lm = 0.0
             for j in range(n):
                 if j < i:
-                    s = _draw(cdf_match[j], np.random.random())
+                    s = _draw(cdf_match[j], uniform(state))
                 elif j == i:
-                    s = _draw(cdf_excess[j], np.random.random())
+                    s = _draw(cdf_excess[j], uniform(state))
                 else:
-                    s = _draw(cdf_p[j], np.random.random())
+                    s = _draw(cdf_p[j], uniform(state))
                 lP += logP[j, s]
                 lQ += logQ[j, s]
                 lm += logm[j, s]
