@@ -28,6 +28,9 @@ def test_all_is_explicit_complete_and_without_duplicates(field):
     source = (ROOT / field / "__init__.py").read_text()
     tree = ast.parse(source)
     assert "importlib" not in source, f"theorylab/{field}/__init__.py must re-export with explicit imports"
+    assert not any(isinstance(node, ast.Try) for node in ast.walk(tree)), "a missing module must raise on import"
+    assert not any(isinstance(node, (ast.FunctionDef, ast.ClassDef)) for node in tree.body), (
+        f"theorylab/{field}/__init__.py defines code: move it into a module and re-export it")
     assigned = [node for node in tree.body if isinstance(node, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)]
     assert len(assigned) == 1 and isinstance(assigned[0].value, ast.List), "__all__ must be one literal list"
