@@ -66,3 +66,23 @@ def test_clashing_names_are_exported_under_a_module_prefix():
     assert stochastic.DRO_METHODS is dro.METHODS
     assert zeroth.ESTIMATOR_LAWS is estimators.LAWS and zeroth.ALLOCATION_LAWS is allocation.LAWS
     assert zeroth.ORACLE_NOISES is oracles.NOISES and zeroth.SADDLE_NOISES is saddle.NOISES
+
+
+def test_notebook_builders_live_beside_the_notebooks_one_per_notebook():
+    repo = ROOT.parent
+    assert not sorted(ROOT.rglob("_build_notebook*.py")), "notebook builders belong in notebooks/builders/"
+    notebooks = {p.stem for p in (repo / "notebooks").glob("*.ipynb")}
+    builders = {p.stem for p in (repo / "notebooks" / "builders").glob("*.py") if not p.stem.startswith("_")}
+    assert notebooks == builders, (sorted(notebooks - builders), sorted(builders - notebooks))
+    for paper_id in sorted(builders):
+        tree = ast.parse((repo / "notebooks" / "builders" / f"{paper_id}.py").read_text())
+        assert any(isinstance(n, ast.FunctionDef) and n.name == "cells" for n in tree.body), paper_id
+
+
+def test_kernel_files_follow_the_naming_rule():
+    """``_kernels.py``, or ``_kernels_<module>.py`` named after a module of the package."""
+    for field in FIELDS:
+        for path in (ROOT / field).glob("_kernels*.py"):
+            topic = path.stem[len("_kernels_"):] if path.stem != "_kernels" else None
+            assert topic is None or (ROOT / field / f"{topic}.py").exists(), (
+                f"theorylab/{field}/{path.name}: name kernel files after the module they serve")
