@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from theorylab.core import best_time, spawn_seeds
-from theorylab.core._rng import normal, seed_state
+from theorylab.core.rng import normal, seed_state
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ same mean and spread over paths as the engine's, within Monte-Carlo error.
 Two kernels are timed: the engine itself (``em_run`` with the built-in SIGNSGD model and a
 diagonal Hessian, i.e. what ``run_sde("signsgd", ...)`` runs, incl. its per-step blow-up check)
 and ``signsgd_sde_final``, the same arithmetic fused into one loop.  Both draw ziggurat normals
-(``core._rng``) and read erf and sqrt(1 - erf^2) from one Hermite table.
+(``core.rng``) and read erf and sqrt(1 - erf^2) from one Hermite table.
 """
 
 import math

@@ -510,12 +510,12 @@ def test_mutation_is_caught_by_a_cheap_claim(monkeypatch, where):
     from theorylab.core import run_claim
     from theorylab.core.checks import discover
     from theorylab.core.evidence import NOT_REPRODUCED
-    import theorylab.validations.adaptive_sde as V
+    from theorylab.sde import experiments as E
     from theorylab.sde import optimizers as O
 
     if where == "theory":
-        orig = V.sgd_stationary_loss
-        monkeypatch.setattr(V, "sgd_stationary_loss", lambda s, **kw: 1.1 * orig(s, **kw))
+        orig = E.sgd_stationary_loss
+        monkeypatch.setattr(E, "sgd_stationary_loss", lambda s, **kw: 1.1 * orig(s, **kw))
     else:
         orig = O._check_common
 

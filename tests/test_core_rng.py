@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from theorylab.core import _rng
+from theorylab.core import rng as _rng
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from theorylab.core import spawn_seeds
-from theorylab.games import _kernels_games as K
+from theorylab.games import _kernels as K
 from theorylab.games import matrix_games as M
 
 A10 = M.random_payoff_games(10, 3, seed=1)

@@ -11,6 +11,7 @@ from theorylab.missing_mass import (Estimator, MomentCache, brute_force_moments,
                                     good_turing, make_distribution, minimal_bias, monte_carlo_mse, mutate,
                                     phi_prefix_matrix, plug_in_distribution, project, sample, search, search_run,
                                     start_genome, to_estimator)
+from theorylab.core.rng import seed_state
 from theorylab.missing_mass import _kernels as K
 from theorylab.missing_mass.search import PROJECTIONS, allowed_cases
 from theorylab.missing_mass.moments import _logfact, atoms_with_mass, group_probabilities
@@ -49,8 +50,9 @@ def test_sampler_matches_python_body_on_small_seeds():
     seeds = np.array([11, 12], dtype=np.uint64)
     out = np.empty(9, dtype=np.int64)
     out_py = np.empty(9, dtype=np.int64)
-    np.random.seed(11)
-    K._draw_labels.py_func(cdf, 9, out_py)
+    state = np.empty(4, dtype=np.uint64)
+    seed_state(11, state)
+    K._draw_labels.py_func(cdf, 9, out_py, state)
     np.testing.assert_array_equal(K.sample_labels_batch(cdf, 9, seeds)[0], out_py)
     assert out.shape == (9,)
 

@@ -34,13 +34,13 @@ def test_there_is_a_notebook_per_paper():
 def notebook_builders() -> dict:
     """{paper id: path of the script that builds notebooks/<paper id>.ipynb}.
 
-    The one place that knows where builders live (today theorylab/<field>/_build_notebook*.py; if they move,
-    change the glob).  A builder defines ``cells()`` and writes with ``write_notebook("<paper id>", ...)``."""
+    The one place that knows where builders live (notebooks/builders/<paper id>.py, run by
+    notebooks/build.py).  A builder defines ``cells()`` and writes with ``write_notebook("<paper id>", ...)``."""
     import re
 
     root = Path(__file__).resolve().parent.parent
     found = {}
-    for path in sorted(root.glob("theorylab/*/_build_notebook*.py")):
+    for path in sorted(root.glob("notebooks/builders/*.py")):
         m = re.search(r'write_notebook\(\s*"(\w+)"', path.read_text())
         assert m, f"{path}: no write_notebook(\"<paper id>\", ...) call"
         assert m.group(1) not in found, f"two builders for {m.group(1)}: {found[m.group(1)]}, {path}"

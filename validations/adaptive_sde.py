@@ -20,31 +20,20 @@ import pandas as pd
 
 from theorylab.core import Bound, Estimate, Paper, Slope, as_generator, claim, figure, fit_loglog, mean_ci
 from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, theory_line
-from theorylab.core.sweep import grid, sweep
+from theorylab.core.rates import batch_means, paired_ratio
 from theorylab.sde import (Quadratic, adaptive_stationary_loss, convergence_table, phase_of, run_optimizer,
-                           run_sde, scale_hyperparameters, sgd_stationary_loss, sign_mean, signsgd_phase1_loss,
-                           signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
+                           run_sde, sgd_stationary_loss, sign_mean, signsgd_phase1_loss, signsgd_stationary_loss,
+                           t_density_at_zero)
 from theorylab.sde.engine import em_ou_moments, ou_moments
-from theorylab.sde.measure import decay_rate, stationary_loss, weak_error_sup
+from theorylab.sde.experiments import (H10, HA as _HA, adaptive_cases as _adaptive_cases, cauchy_tail_curve,
+                                       per_sample_rate_ratio, phase3_rates as _phase3_rates, scaling_runs,
+                                       stationary_sweep as _stationary_sweep)
+from theorylab.sde.measure import weak_error_sup
 from theorylab.sde.mlp import MLPRegression, run_mlp_coupled
 
 PAPER = Paper(id="adaptive_sde",
               title="Adaptive Methods through the Lens of SDEs: Theoretical Insights on the Role of Noise",
               authors="Compagnoni, Liu, Islamov, Proske, Orvieto, Lucchi", arxiv="2411.15958")
-
-H10 = np.linspace(1.0, 10.0, 10)       # the brief's diagonal quadratic, d = 10
-
-
-def _batch_means(samples, n_batches=1000):
-    """Per-path samples (n_paths, k) as means over ``n_batches`` equal batches of paths: the same overall
-    mean, i.i.d. rows, so a bootstrap over batches is a bootstrap over groups of paths (and 1e5 paths x
-    2000 replicates stay within core's bootstrap budget).  Fewer paths than batches: returned as is."""
-    n = samples.shape[0]
-    if n <= n_batches:
-        return samples
-    m = n // n_batches
-    return samples[: m * n_batches].reshape(n_batches, m, -1).mean(axis=1)
-
 
 def _ratio_estimate(m, lo, hi, pred, **kw):
     return Estimate(value=m / pred, ci=(lo / pred, hi / pred), predicted=1.0, **kw)
@@ -68,7 +57,7 @@ _GBM = dict(mu=0.5, sigma=0.5)
        scales=_ENGINE)
 def em_strong_order_gbm(*, n_paths, levels, seed):
     df = convergence_table("gbm", 1.0, t_end=1.0, levels=levels, n_paths=n_paths, seed=seed, **_GBM)
-    fit = fit_loglog(df.h.values, samples=_batch_means(df.attrs["samples_strong"]), seed=seed)
+    fit = fit_loglog(df.h.values, samples=batch_means(df.attrs["samples_strong"]), seed=seed)
     return Slope(fit=fit, predicted=0.5, data=df.drop(columns=[], errors="ignore"))
 
 
@@ -77,7 +66,7 @@ def em_strong_order_gbm(*, n_paths, levels, seed):
        scales=_ENGINE)
 def em_weak_order_gbm(*, n_paths, levels, seed):
     df = convergence_table("gbm", 1.0, t_end=1.0, levels=levels, n_paths=n_paths, seed=seed, **_GBM)
-    fit = fit_loglog(df.h.values, samples=_batch_means(df.attrs["samples_weak"]), seed=seed)
+    fit = fit_loglog(df.h.values, samples=batch_means(df.attrs["samples_weak"]), seed=seed)
     # closed form E X^h_T = (1 + mu h)^(T/h): the exact error curve's slope over the same window
     df["weak_exact"] = np.abs((1 + _GBM["mu"] * df.h) ** (1 / df.h) - np.exp(_GBM["mu"]))
     return _weak_slope(fit, df)
@@ -99,7 +88,7 @@ def _weak_slope(fit, df):
 def em_weak_order_ou(*, n_paths, levels, seed):
     df = convergence_table("ou", 1.0, t_end=1.0, levels=levels, n_paths=n_paths, seed=seed, theta=1.0, mu=0.0,
                            sigma=1.0)
-    fit = fit_loglog(df.h.values, samples=_batch_means(df.attrs["samples_weak"]), seed=seed)
+    fit = fit_loglog(df.h.values, samples=batch_means(df.attrs["samples_weak"]), seed=seed)
     m, v = ou_moments(1.0, 1.0, 0.0, 1.0, 1.0)
     df["weak_exact"] = [abs(mh ** 2 + vh - m ** 2 - v) for mh, vh in (em_ou_moments(1.0, 1.0, 0.0, 1.0, 1.0, h)
                                                                        for h in df.h)]
@@ -193,30 +182,6 @@ def _signsgd_rate_max(sigma_min, c0=1 / np.sqrt(2 * np.pi)):
     return 2 * c0 * H10.max() / sigma_min
 
 
-def _stationary_point(*, optimizer, sigma, eta, n_paths, t_avg, noise, nu, seed):
-    """One sweep point: the stationary loss at ``sigma`` against its closed form (module-level, so that
-    :func:`theorylab.core.sweep.sweep` can cache it and send it to another process or a cluster)."""
-    q = Quadratic.diagonal(H10)
-    if optimizer == "signsgd":
-        c0 = 1 / np.sqrt(2 * np.pi) if noise == "gaussian" else t_density_at_zero(nu)
-        a_min = 2 * c0 * H10.min() / sigma
-        pred = signsgd_stationary_loss(np.full(10, sigma), eta=eta, noise=noise, nu=nu)
-    else:
-        a_min = H10.min()
-        pred = sgd_stationary_loss(np.full(10, sigma), eta=eta, noise=noise, nu=nu)
-    t_burn = 3.0 / a_min
-    m, lo, hi, se = stationary_loss(optimizer, q, eta=eta, sigma=sigma, t_burn=t_burn, t_avg=t_avg, n_paths=n_paths,
-                                    noise=noise, nu=nu, seed=seed)
-    return dict(sigma=sigma, mean=m, lo=lo, hi=hi, se=se, predicted=pred, ratio=m / pred)
-
-
-def _stationary_sweep(optimizer, *, eta, sigmas, n_paths, t_avg, seed, noise="gaussian", nu=None):
-    """Stationary loss per sigma; each sigma an independent sweep point with its own child seed."""
-    df = sweep(_stationary_point, grid(optimizer=[optimizer], sigma=list(sigmas), eta=[eta], n_paths=[n_paths],
-                                       t_avg=[t_avg], noise=[noise], nu=[nu]), seed=seed, desc="stationary loss")
-    return df.drop(columns=["nu"]) if nu is None else df       # no all-NaN column for Gaussian noise
-
-
 @claim(PAPER, "signsgd_stationary_slope", source="derived", ref="Lemma 3.7", citation="Lemma 3.7 setting; [DERIVED] E f = (eta/4) sqrt(pi/2) sum sigma_i",
        statement="SignSGD's stationary loss on a quadratic is linear in sigma (log-log slope 1)", scales=_STAT)
 def signsgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
@@ -277,35 +242,15 @@ _TAIL = {"ci": dict(n_paths=2 ** 13, groups=(4, 16, 64, 256), eta=0.02, n_steps=
          "full": dict(n_paths=2 ** 18, groups=(8, 32, 128, 512, 2048, 8192), eta=0.01, n_steps=1500)}
 
 
-def _median_of_means(f, groups):
-    """Median over groups of the sample mean of ``f`` over ``n`` consecutive paths, for each ``n``."""
-    out = []
-    for n in groups:
-        k = f.size // n
-        out.append(float(np.median(f[: k * n].reshape(k, n).mean(axis=1))))
-    return np.array(out)
-
-
-def _tail_claim(optimizer, predicted, *, n_paths, groups, eta, n_steps, seed, n_boot=400):
-    q = Quadratic.diagonal([1.0])
-    run = run_optimizer(optimizer, q, 0.0, eta=eta, sigma=1.0, n_steps=n_steps, n_paths=n_paths, noise="student_t",
-                        nu=1.0, record_every=n_steps, seed=seed)
-    f = run.loss[:, -1]
-    n = np.asarray(groups, dtype=float)
-    med = _median_of_means(f, groups)
-    fit = fit_loglog(n, med)
+def _tail_claim(optimizer, predicted, *, n_paths, groups, eta, n_steps, seed):
+    df, slopes = cauchy_tail_curve(optimizer, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
+    fit = fit_loglog(np.asarray(groups, dtype=float), df.median_mean.to_numpy())
     # CI: bootstrap over paths (the unit), recomputing the whole curve, so that the points, which
     # share their paths (every n regroups the same f), keep their correlation
-    rng = as_generator(seed)
-    slopes = np.empty(n_boot)
-    for b in range(n_boot):
-        mb = _median_of_means(f[rng.integers(0, f.size, f.size)], groups)
-        slopes[b] = np.polyfit(np.log(n), np.log(mb), 1)[0] if np.all(mb > 0) else np.nan
     slopes = slopes[np.isfinite(slopes)]
     lo, hi = np.quantile(slopes, [0.025, 0.975])
     fit = dataclasses.replace(fit, ci=(float(lo), float(hi)), stderr=float(np.std(slopes, ddof=1)),
                               method="bootstrap over paths")
-    df = pd.DataFrame(dict(n=groups, groups=[f.size // g for g in groups], median_mean=med))
     return Slope(fit=fit, predicted=predicted, tol=0.1, data=df,
                  note="median over groups of the sample mean of f over n paths; slope 1 = infinite mean "
                       "(1/2-stable f), slope 0 = finite mean; tol 0.1 for finite-n pre-asymptotics; CI by bootstrap "
@@ -381,24 +326,6 @@ _P3 = {"ci": dict(n_paths=1000, eta=2e-3, sigmas=(0.5, 1.0, 2.0, 4.0)),
        "full": dict(n_paths=20000, eta=1e-3, sigmas=(0.5, 1.0, 2.0, 4.0, 8.0))}
 
 
-def _phase3_rates(*, n_paths, eta, sigmas, seed, y0=0.5, n_boot=200):
-    rng = as_generator(seed)
-    rows = []
-    for j, s in enumerate(sigmas):
-        a = signsgd_phase3_rate(1.0, s)
-        T = 1.0 / a                      # x^2 falls by e^-2: stays in phase 3 and far above the floor
-        every = max(1, int(round(T / eta / 20)))
-        run = run_optimizer("signsgd", Quadratic.diagonal([1.0]), y0 * s, eta=eta, sigma=s, n_steps=20 * every,
-                            n_paths=n_paths, record_every=every, seed=seed + j)
-        m2 = 2 * run.loss
-        floor = eta * s * np.sqrt(np.pi / 2) / 2
-        r = decay_rate(run.t, m2.mean(axis=0), floor, window=(0, T)) / 2
-        boot = [decay_rate(run.t, m2[rng.integers(0, n_paths, n_paths)].mean(axis=0), floor, window=(0, T)) / 2
-                for _ in range(n_boot)]
-        rows.append(dict(sigma=s, rate=r, se=float(np.std(boot, ddof=1)), predicted=a, ratio=r / a))
-    return pd.DataFrame(rows)
-
-
 @claim(PAPER, "signsgd_phase3_rate_inverse_sigma", source="third-party", ref="Lemma 3.4, Thm 3.5-type", citation="Lemma 3.4 phase 3 / Thm 3.5-type rate [RECALLED]",
        statement="in phase 3 SignSGD's convergence rate is inversely proportional to sigma (slope -1)", scales=_P3)
 def signsgd_phase3_rate_inverse_sigma(*, n_paths, eta, sigmas, seed):
@@ -454,28 +381,8 @@ def signsgd_drift_cdf(*, n_draws, seed):
 # 4. RMSpropW / AdamW asymptotic loss and weight-decay saturation
 # ---------------------------------------------------------------------------------------------
 
-_HA = np.array([1.0, 2.0])
 _ADA = {"ci": dict(eta=4e-3, sigmas=(1.0, 4.0, 16.0), thetas=(0.0, 1.0), n_paths=100, rho1=100.0, rho2=1.0),
         "full": dict(eta=1e-3, sigmas=(1.0, 4.0, 16.0), thetas=(0.0, 1.0), n_paths=2000, rho1=100.0, rho2=1.0)}
-
-
-def _adaptive_point(*, optimizer, theta, sigma, eta, n_paths, rho1, rho2, batch, seed):
-    """One (theta, sigma) sweep point of the RMSpropW/AdamW asymptotic loss (module-level for core.sweep)."""
-    q = Quadratic.diagonal(_HA)
-    a = _HA / (sigma / np.sqrt(batch)) + theta
-    t_burn = max(3.0 / a.min(), 5.0 / rho2)
-    m, lo, hi, se = stationary_loss(optimizer, q, eta=eta, sigma=sigma, t_burn=t_burn, t_avg=max(t_burn, 5.0),
-                                    n_paths=n_paths, beta1=1 - rho1 * eta, beta2=1 - rho2 * eta, theta=theta,
-                                    batch=batch, v0=(sigma / np.sqrt(batch)) ** 2, seed=seed)
-    pred = adaptive_stationary_loss(_HA, sigma, eta=eta, theta=theta, batch=batch)
-    return dict(theta=theta, sigma=sigma, mean=m, lo=lo, hi=hi, se=se, predicted=pred, ratio=m / pred,
-                a_max=float(a.max()))
-
-
-def _adaptive_cases(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed, batch=1.0):
-    return sweep(_adaptive_point, grid(optimizer=[optimizer], theta=list(thetas), sigma=list(sigmas), eta=[eta],
-                                       n_paths=[n_paths], rho1=[rho1], rho2=[rho2], batch=[batch]),
-                 seed=seed, desc="asymptotic loss")
 
 
 def _adaptive_claim(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
@@ -555,30 +462,6 @@ _SCALE = {"ci": dict(kappas=(1, 2, 4, 8), eta=1e-3, beta1=0.99, beta2=0.998, the
                        n_samples=24000)}
 
 
-def scaling_runs(optimizer, *, kappas, eta, beta1, beta2, theta, sigma, n_paths, n_samples, seed, n_points=40,
-                 x0=1.0):
-    """Loss vs samples (iterations x batch) under the scaling rule, for each kappa (base B = 1).
-
-    Returns the curve table, per kappa the per-path time average over the second half, and
-    per kappa the per-path losses on the common sample grid.
-    """
-    q = Quadratic.diagonal(_HA)
-    x0 = np.full(2, float(x0))
-    rows, tails, losses = [], {}, {}
-    for kappa in kappas:
-        hp = scale_hyperparameters(kappa, eta=eta, theta=theta, beta1=beta1, beta2=beta2, eps=1e-8, batch=1.0)
-        every = n_samples // kappa // n_points
-        run = run_optimizer(optimizer, q, x0, sigma=sigma, n_steps=every * n_points, n_paths=n_paths,
-                            record_every=every, v0=float(np.mean(q.grad(x0) ** 2)) + sigma ** 2 / hp["batch"],
-                            seed=seed, **hp)
-        m, se = run.mean(), run.se()
-        for k in range(run.loss.shape[1]):
-            rows.append(dict(kappa=kappa, samples=int(run.step[k] * kappa), mean=m[k], se=se[k], eta=hp["eta"]))
-        tails[kappa] = run.loss[:, n_points // 2 + 1:].mean(axis=1)
-        losses[kappa] = run.loss
-    return pd.DataFrame(rows), tails, losses
-
-
 def _rtol_scaling(kw):
     """First-order discretisation allowance eta sqrt(kappa_max) a_max of the largest step."""
     a = float(np.max(_HA / kw["sigma"] + kw["theta"]))
@@ -588,12 +471,9 @@ def _rtol_scaling(kw):
 def _scaling_stationary(optimizer, *, seed, **kw):
     df, tails, _ = scaling_runs(optimizer, seed=seed, **kw)
     k = max(kw["kappas"])
-    m1, _, _, s1 = mean_ci(tails[1])
-    mk, _, _, sk = mean_ci(tails[k])
-    ratio = mk / m1
+    m1, mk = float(tails[1].mean()), float(tails[k].mean())
     # delta method with the covariance: path i of every kappa runs on the same per-path seed (paired)
-    c1k = float(np.cov(tails[1], tails[k])[0, 1]) / tails[1].size
-    se = ratio * np.sqrt(max((s1 / m1) ** 2 + (sk / mk) ** 2 - 2 * c1k / (m1 * mk), 0.0))
+    ratio, se = paired_ratio(tails[k], tails[1])
     pred = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
     return Estimate(value=ratio, ci=(ratio - 1.96 * se, ratio + 1.96 * se), predicted=1.0, rtol=_rtol_scaling(kw),
                     data=df, note=f"E f(kappa = {k}) / E f(kappa = 1), time average over the second half; "
@@ -622,24 +502,8 @@ def _per_sample_speed(optimizer, x0, *, seed, **kw):
     k = max(kw["kappas"])
     f_inf = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
     n = df[df.kappa == 1].samples.values.astype(float)
-    rng = as_generator(seed)
-
-    def window(m1):
-        stop = n[np.argmax(m1 < 3 * f_inf)] if np.any(m1 < 3 * f_inf) else n[-1]
-        return (0.0, float(stop))
-
-    def ratio(rows):
-        # the window's end depends on the data, so it is recomputed on every bootstrap replicate
-        m1 = losses[1][rows].mean(axis=0)
-        win = window(m1)
-        return decay_rate(n, losses[k][rows].mean(axis=0), f_inf, window=win) / decay_rate(n, m1, f_inf, window=win)
-
-    n_p = losses[1].shape[0]
-    stop = window(losses[1].mean(axis=0))[1]
-    est = ratio(slice(None))
-    # paired bootstrap over paths: path i of every kappa runs on the same per-path seed, so the rows are
-    # resampled together (the coupling is kept)
-    boot = np.array([ratio(rng.integers(0, n_p, n_p)) for _ in range(300)])
+    # paired bootstrap over paths (the window's end recomputed on every replicate)
+    est, boot, stop = per_sample_rate_ratio(n, losses[1], losses[k], f_inf, seed=seed)
     boot = boot[np.isfinite(boot)]
     lo, hi = np.quantile(boot, [0.025, 0.975])
     signal = float(np.max((_HA * x0) ** 2) * k / kw["sigma"] ** 2)

@@ -42,9 +42,13 @@ def current_run() -> RunContext:
 
 @contextlib.contextmanager
 def using_run(**changes):
-    """Run the body with the current context's fields replaced by ``changes``."""
+    """Run the body with the current context's fields replaced by ``changes``, and BLAS on one thread
+    (:func:`theorylab.core.parallel.blas_threads`: runs parallelise over paths and points, not in BLAS)."""
+    from .parallel import blas_threads
+
     token = _CURRENT.set(replace(_CURRENT.get(), **changes))
     try:
-        yield _CURRENT.get()
+        with blas_threads():
+            yield _CURRENT.get()
     finally:
         _CURRENT.reset(token)

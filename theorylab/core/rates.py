@@ -233,6 +233,53 @@ def bootstrap_ci(statistic, *samples, level=0.95, n_boot=2000, seed=0):
     return est, float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2))
 
 
+def bootstrap_rows(statistic, n: int, *, n_boot: int = 2000, seed=0) -> np.ndarray:
+    """Replicates ``statistic(rows)`` of a nonparametric bootstrap over ``n`` independent units (paths, groups):
+    ``rows`` are ``n`` indices drawn with replacement, so a statistic indexing several arrays with the same
+    ``rows`` keeps their pairing (e.g. paths coupled across levels).  ``seed`` may be a Generator, whose stream
+    continues.  Non-finite replicates are kept (the caller decides); the percentile CI is
+    ``np.quantile(reps[np.isfinite(reps)], [alpha / 2, 1 - alpha / 2])``."""
+    if not callable(statistic):
+        raise TypeError(f"statistic must be a callable statistic(rows) -> float; got {statistic!r}"[:200])
+    n = check_int("n", n, low=1)
+    n_boot, rng = _n_boot(n_boot), as_generator(seed)
+    check_budget("the bootstrap over units", n_boot * n, n_boot=n_boot, n=n)
+    return np.array([statistic(rng.integers(0, n, n)) for _ in range(n_boot)], dtype=float)
+
+
+def paired_ratio(numerator, denominator):
+    """``(r, se)``: the ratio r = mean(numerator) / mean(denominator) of paired samples (unit i of both
+    from one seed) and its delta-method standard error, with the covariance of the pair:
+    se = r sqrt(se_d^2 / m_d^2 + se_n^2 / m_n^2 - 2 cov(d, n) / (N m_d m_n))."""
+    num = check_array("numerator", numerator, ndim=1)
+    den = check_array("denominator", denominator, ndim=1)
+    if num.shape != den.shape:
+        raise ValueError(f"numerator and denominator must be paired samples of one shape; got {num.shape} and "
+                         f"{den.shape}")
+    m1, _, _, s1 = mean_ci(den)
+    mk, _, _, sk = mean_ci(num)
+    if m1 == 0.0 or mk == 0.0:
+        raise ValueError(f"the means must be non-zero for a ratio's delta method; got {mk} / {m1}")
+    ratio = mk / m1
+    c1k = float(np.cov(den, num)[0, 1]) / den.size
+    return ratio, ratio * np.sqrt(max((s1 / m1) ** 2 + (sk / mk) ** 2 - 2 * c1k / (m1 * mk), 0.0))
+
+
+def batch_means(samples, n_batches: int = 1000) -> np.ndarray:
+    """Per-unit samples (n, k) as means over ``n_batches`` equal batches of units: the same overall mean and
+    i.i.d. rows, so a bootstrap over batches is a bootstrap over groups of units (and 1e5 paths x 2000
+    replicates stay within the bootstrap budget).  The last ``n % n_batches`` units are dropped; with
+    ``n <= n_batches`` the samples are returned as they are."""
+    check_array("samples", samples, ndim=2)
+    samples = np.asarray(samples)       # as given (no copy): the batch means sum in the same order
+    n_batches = check_int("n_batches", n_batches, low=1)
+    n = samples.shape[0]
+    if n <= n_batches:
+        return samples
+    m = n // n_batches
+    return samples[: m * n_batches].reshape(n_batches, m, -1).mean(axis=1)
+
+
 def _sample_rows(name, s) -> np.ndarray:
     """One array of samples for :func:`bootstrap_ci`: at least 1-d with 2 rows, finite if numeric."""
     if s is None or isinstance(s, (str, bytes, dict)):

@@ -35,4 +35,10 @@ from .random import (four_ray_fan, hexagon_fan, random_planar_fan, random_polyto
                      random_set_function)
 from .tran_wang import canonical_decomposition_2d, edge_length, refine_with_closing_ray, tran_wang_decomposition
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = ["CPWLFunction", "Decomposition", "DecompositionPolyhedron", "LambdaSpace", "PolyhedralComplex", "Wall",
+           "arrangement_complex", "braid_fan", "canonical_decomposition_2d", "convex_cpwl_network",
+           "decomposition_polyhedron", "edge_length", "four_ray_fan", "hexagon_fan", "is_submodular", "lambda_space",
+           "line_complex", "lovasz_extension", "max_affine_complex", "max_tree_network", "naive_decomposition",
+           "planar_fan", "polytope_fan", "random_convex_pieces", "random_planar_fan", "random_polytope_fan",
+           "random_ray_values", "random_set_function", "refine_with_closing_ray", "relu_1d", "relu_network_complex",
+           "set_function_of", "simplicial_fan", "tran_wang_decomposition", "valuation_terms", "verify_network"]

@@ -24,7 +24,7 @@ No input checking here.  Trial i draws its starts from its own xoshiro256** stat
 import numpy as np
 from numba import njit
 
-from ..core._rng import normal, seed_state
+from ..core.rng import normal, seed_state
 
 BIN, BIN_H, BIN_SI, L2L1, BBIN, BIN_EXP, BETA, OSB, TER, EIG = range(10)
 

@@ -37,16 +37,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
-from theorylab.games import _kernels_games as K
+from theorylab.games import _kernels as K
 
 __all__ = ["METHODS", "FEEDBACKS", "DIAMETER", "Run", "random_payoff_games", "project_simplex",
            "project_simplex_numpy", "duality_gap", "gap_lp", "tangent_residual", "lipschitz_constant",
@@ -325,18 +324,8 @@ def run_dynamics(A, method: str = "gabp", *, eta: float = 0.05, mu: float = 1.0,
     seeds = spawn_seeds(seed, n_runs)
     gap, res, reg = np.empty((n_runs, rec.size)), np.empty((n_runs, rec.size)), np.empty((n_runs, rec.size, 2))
     args = (x0, y0, code, eta, mu, T_sigma, T, mode, kappa, theta, noise_std)
-    n_thr = min(numba.get_num_threads(), n_runs) if parallel and n_runs * T * A.shape[1] * A.shape[2] > 10**7 else 1
-    if n_thr <= 1:
-        K.run_dynamics(np.ascontiguousarray(A), *args, seeds, rec, gap, res, reg)
-    else:
-        blocks = np.array_split(np.arange(n_runs), n_thr)
-
-        def work(b):
-            K.run_dynamics(np.ascontiguousarray(A[b]), *args, seeds[b], rec, gap[b[0]:b[-1] + 1],
-                           res[b[0]:b[-1] + 1], reg[b[0]:b[-1] + 1])
-
-        with ThreadPoolExecutor(n_thr) as ex:
-            list(ex.map(work, blocks))
+    map_blocks(lambda s: K.run_dynamics(np.ascontiguousarray(A[s]), *args, seeds[s], rec, gap[s], res[s], reg[s]),
+               n_runs, work=n_runs * T * A.shape[1] * A.shape[2], parallel=parallel)
     return _finish(gap, res, reg, rec, T_sigma, A, f"run_dynamics(method={method!r}, eta={eta:g}, mu={mu:g})")
 
 

@@ -1,6 +1,6 @@
 """Gaussian-process sample paths for Bayesian optimisation (issue 20: papers tsroots, gameopt).
 
-Modules (import from them directly):
+Modules (their public names are re-exported here):
 
 - ``theorylab.gp.priors``   GP priors on [0,1]^d and on discrete sets (kernels, lengthscales), exact posteriors,
   pathwise posterior samples (random Fourier features + exact update), UCB / Thompson acquisition
@@ -8,33 +8,20 @@ Modules (import from them directly):
 - ``theorylab.gp.gameopt``  GameOpt's iterated best response on UCB utilities over combinatorial sets (gameopt)
 """
 
-import importlib
+from .priors import JITTER, MAX_DATA, check_lengthscale, check_points, gp_posterior, sample_gp_prior, se_kernel, ucb
+from .tsroots import (Candidates, PosteriorSample, RULES, SeparableSample, candidate_set, critical_points_1d,
+                      critical_points_grid_1d, evaluate_posterior, evaluate_prior, full_factorial, grid_minimum,
+                      minimiser_candidates, optimise_from, path_1d, posterior_sample, random_starts,
+                      separable_prior_sample, tsroots_starts)
+from .gameopt import (BORun, IBRResult, METHODS, UCBUtility, all_profiles, check_sizes, hamming, improving_deviation,
+                      iterated_best_response, iterated_best_response_reference, n_profiles, one_hot, profile_index,
+                      run_bo, sample_gp_on_profiles, ucb_utility, unilateral_deviations)
 
-_MODULE_NAMES = ("priors", "tsroots", "gameopt")
-
-
-def _load():
-    mods = []
-    for name in _MODULE_NAMES:
-        try:
-            mods.append(importlib.import_module(f"{__name__}.{name}"))
-        except ModuleNotFoundError as exc:       # a module not yet written
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return mods
-
-
-def _public_api(modules):
-    """Every module's ``__all__``, re-exported here; a name two modules define differently stays
-    module-qualified."""
-    owners = {}
-    for module in modules:
-        for name in getattr(module, "__all__", ()):
-            owners.setdefault(name, []).append(getattr(module, name))
-    return {name: objs[0] for name, objs in owners.items() if all(o is objs[0] for o in objs)}
-
-
-_MODULES = _load()
-globals().update({m.__name__.rsplit(".", 1)[1]: m for m in _MODULES})
-globals().update(_public_api(_MODULES))
-__all__ = sorted(_public_api(_MODULES))
+__all__ = ["JITTER", "MAX_DATA", "check_points", "check_lengthscale", "se_kernel", "gp_posterior",
+           "sample_gp_prior", "ucb", "RULES", "SeparableSample", "Candidates", "PosteriorSample",
+           "separable_prior_sample", "path_1d", "evaluate_prior", "critical_points_1d", "critical_points_grid_1d",
+           "candidate_set", "full_factorial", "minimiser_candidates", "posterior_sample", "evaluate_posterior",
+           "tsroots_starts", "random_starts", "optimise_from", "grid_minimum", "METHODS", "UCBUtility", "IBRResult",
+           "BORun", "check_sizes", "n_profiles", "all_profiles", "profile_index", "one_hot", "hamming",
+           "unilateral_deviations", "sample_gp_on_profiles", "ucb_utility", "iterated_best_response",
+           "iterated_best_response_reference", "improving_deviation", "run_bo"]

@@ -9,13 +9,13 @@ error (with shared noise the two means coincide and this is -H^{-1} mean(eps)).
 
 No input checking here (see theorylab.markov).  Every chain owns a xoshiro256** state seeded
 from its own entry of ``seeds`` inside the ``prange`` body (normals by the ziggurat,
-theorylab.core._rng), so the output does not depend on the number of threads.
+theorylab.core.rng), so the output does not depend on the number of threads.
 """
 
 import numpy as np
 from numba import njit, prange
 
-from ..core._rng import below, normal, seed_state
+from ..core.rng import below, normal, seed_state
 
 COS = 0       # f(x) = x^2 + cos x            (the authors' 1-d example)
 SOFTPLUS = 1  # f(x) = x^2 / 2 + c softplus(b x)  (non-symmetric: f''' != 0)

@@ -27,6 +27,8 @@ from theorylab.core.validate import _fmt
 MAX_N = 10**6
 MAX_S = 10**7
 MAX_LABELS = 10**8
+#: Threads over blocks of paths (core.parallel.map_blocks) get at least this many labels each.
+MIN_LABELS_PER_THREAD = 10**5
 MAX_DRAWS = 10**9
 MAX_TABLE = 10**8
 MAX_TABLE_N = 9998  # (n + 1) (n + 2) <= 10**8

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.core import check_int, require_bounded, spawn_seeds
+from theorylab.core.parallel import map_blocks
 
 from . import _kernels as K
-from ._checks import MAX_DRAWS, MAX_LABELS, MAX_TABLE_N, check_n, check_prob_like
+from ._checks import MAX_DRAWS, MAX_LABELS, MAX_TABLE_N, MIN_LABELS_PER_THREAD, check_n, check_prob_like
 from .estimators import Estimator
 
 
@@ -30,7 +31,10 @@ def monte_carlo_mse(estimator: Estimator, p, n: int, *, reps: int = 10_000, seed
     cdf[-1] = 1.0
     table = estimator.coefficient_table(n)
     needed = table.any(axis=1)
-    est, m0 = K.mc_family_batch(p, cdf, n, table, needed, spawn_seeds(seed, reps))
+    seeds = spawn_seeds(seed, reps)
+    parts = map_blocks(lambda s: K.mc_family_batch(p, cdf, n, table, needed, seeds[s]), reps, work=reps * n,
+                       min_work=MIN_LABELS_PER_THREAD)
+    est, m0 = (np.concatenate([part[i] for part in parts]) for i in range(2))
     require_bounded("estimate", est, float(np.abs(estimator.coef).sum()) * p.size * (1 + 1e-9), n=n, reps=reps)
     require_bounded("missing_mass", m0, 1.0 + 1e-6, n=n, reps=reps)
     sq = (est - m0) ** 2

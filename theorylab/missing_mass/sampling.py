@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.core import check_int, check_probability_vector, spawn_seeds
+from theorylab.core.parallel import map_blocks
 from theorylab.core.validate import _fmt
 
 from . import _kernels as K
-from ._checks import MAX_LABELS, MAX_N, MAX_S, MAX_TABLE_N, check_n, check_prob_like
+from ._checks import MAX_LABELS, MAX_N, MAX_S, MAX_TABLE_N, MIN_LABELS_PER_THREAD, check_n, check_prob_like
 
 
 def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
@@ -39,7 +40,8 @@ def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
     seeds = spawn_seeds(seed, R)
     if reps is None:  # one path: the serial kernel (a parallel launch costs more than 100 labels)
         return K.sample_labels_one(cdf, n, seeds[0])
-    return K.sample_labels_batch(cdf, n, seeds)
+    return np.concatenate(map_blocks(lambda s: K.sample_labels_batch(cdf, n, seeds[s]), R, work=R * n,
+                                     min_work=MIN_LABELS_PER_THREAD))
 
 
 def _as_labels(labels, name="sample"):

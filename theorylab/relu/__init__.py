@@ -30,4 +30,9 @@ from .polytopes import (Polytope, conv_union, face_volumes, faces, minkowski_sum
 from .random_nets import random_nary_network
 from .regions import certify_max, enumerate_regions, regions_table
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = ["F_n", "Polytope", "ReLUNetwork", "binomials_vanish_mod_p", "bound_table", "ceil_log", "certify_max",
+           "conv_union", "enumerate_regions", "evaluate_reference", "face_volumes", "faces", "is_power_of",
+           "is_prime", "lower_bound_nary", "lower_bound_vs_N", "max2_network", "max_network", "minkowski_sum",
+           "newton_polytopes", "normalized_volume", "p_adic_valuation", "point", "random_nary_network",
+           "regions_table", "simplex", "smallest_prime_not_dividing", "to_fraction", "upper_bound_bakaev",
+           "upper_bound_tournament", "volume_invariant_table"]

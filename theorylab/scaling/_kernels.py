@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from theorylab.core._rng import normal, seed_state
+from theorylab.core.rng import normal, seed_state
 
 TWO_OVER_PI = 2.0 / math.pi
 
@@ -374,7 +374,7 @@ def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed, blowup):
 
     Works in the eigenbasis of Sigma (equivalent by rotation invariance of the Gaussian
     initialisation).  Only the first ``n_trained`` coordinates are updated (Sec. 4.3).
-    Normals from ``core._rng`` (one xoshiro256** state per path, seeded by ``seed``).
+    Normals from ``core.rng`` (one xoshiro256** state per path, seeded by ``seed``).
     Returns eps_g at the steps in ``rec_steps`` (computed exactly from the order parameters,
     only at those steps) and the index of the first record that is non-finite or above
     ``blowup`` (-1 if none); the caller derives ``blowup`` from the problem.

@@ -18,4 +18,8 @@ from .mlp import MLPRegression, run_mlp_coupled, run_mlp_optimizer
 from .theory import (adaptive_stationary_loss, phase_of, scale_hyperparameters, sgd_stationary_loss,
                      signsgd_phase1_loss, signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+__all__ = ["MLPRegression", "NOISES", "OPTIMIZERS", "Quadratic", "Run", "adaptive_stationary_loss",
+           "convergence_table", "coupled_terminal", "euler_maruyama", "gbm_exact", "ou_moments", "phase_of",
+           "run_coupled", "run_mlp_coupled", "run_mlp_optimizer", "run_optimizer", "run_sde", "scale_hyperparameters",
+           "sgd_stationary_loss", "sign_mean", "sign_mean_table", "signsgd_phase1_loss", "signsgd_phase3_rate",
+           "signsgd_stationary_loss", "simulate_test_sde", "t_density_at_zero"]

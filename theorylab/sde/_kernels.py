@@ -4,7 +4,7 @@ discrete optimizers (SGD, SignSGD, RMSpropW, AdamW) on a quadratic with injected
 Conventions (see DEVELOPERS.md): no input checking and no I/O here; the validated API is
 in :mod:`theorylab.sde.engine` and :mod:`theorylab.sde.optimizers`.  Every parallel kernel
 takes one seed per path and seeds a private xoshiro256** state from it inside the ``prange``
-body (:mod:`theorylab.core._rng`: ziggurat normals), so a path's numbers do not depend on the
+body (:mod:`theorylab.core.rng`: ziggurat normals), so a path's numbers do not depend on the
 thread count.  Student-t draws are ``Z / sqrt(chi2_nu / nu)`` with the chi-square from
 Marsaglia–Tsang gamma draws on the same state (:func:`student_t`).
 
@@ -61,7 +61,7 @@ import numpy as np
 from numba import njit, prange, types
 from scipy import special
 
-from theorylab.core._rng import normal, seed_state, uniform
+from theorylab.core.rng import normal, seed_state, uniform
 
 OU, GBM, SGD, SIGNSGD, RMSPROPW, ADAMW = 0, 1, 2, 3, 4, 5
 OPT_SGD, OPT_SIGNSGD, OPT_RMSPROPW, OPT_ADAMW = 0, 1, 2, 3

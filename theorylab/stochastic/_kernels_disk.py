@@ -13,13 +13,13 @@ spec), with c = (1 - kappa)/(kappa gamma) and d_t = x_t - x_{t-1} (d_0 = 0):
 kappa = 1 gives c = 0, g_t = gt: DP-SGD.  The minibatch is B indices drawn uniformly with replacement; per step
 the draws are the B indices then the d normals of w_t, whatever kappa, so runs with the same seed share their
 batches and privacy noise.  No input checking here (theorylab.stochastic.disk validates).  Each run owns a
-xoshiro256** state seeded from its entry of ``seeds`` (theorylab.core._rng).
+xoshiro256** state seeded from its entry of ``seeds`` (theorylab.core.rng).
 """
 
 import numpy as np
 from numba import njit
 
-from ..core._rng import below, normal, seed_state
+from ..core.rng import below, normal, seed_state
 
 OVERFLOW = 1e150        # a run whose optimality gap exceeds this is stopped and marked inf
 

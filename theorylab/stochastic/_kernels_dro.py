@@ -7,13 +7,13 @@ Dual objective (Jin et al. 2021 form, spec [I]), per sample i with loss l_i(x) =
 Losses (``kind``): 0 square, l = (z - b)^2 / 2; 1 tanh single-index, l = (tanh z - b)^2 / 2.
 
 No input checking here (theorylab.stochastic.dro validates).  Each run owns a xoshiro256** state seeded from
-its entry of ``seeds`` (theorylab.core._rng): minibatches are drawn with replacement by ``below``.
+its entry of ``seeds`` (theorylab.core.rng): minibatches are drawn with replacement by ``below``.
 """
 
 import numpy as np
 from numba import njit
 
-from ..core._rng import below, seed_state
+from ..core.rng import below, seed_state
 
 SQUARE = 0
 TANH = 1

@@ -7,13 +7,13 @@ delta = Sigma // N steps per stage, s = (step // delta) delta, mu = c Sigma, u =
     m <- g (first call),  m <- u m + v g (later calls),   theta <- theta - lr m.
 
 No input checking here (theorylab.stochastic.fsgdm validates).  Each run owns a xoshiro256** state seeded from
-its entry of ``seeds`` (theorylab.core._rng), so run r is the same whatever runs are computed with it.
+its entry of ``seeds`` (theorylab.core.rng), so run r is the same whatever runs are computed with it.
 """
 
 import numpy as np
 from numba import njit
 
-from ..core._rng import normal, seed_state
+from ..core.rng import normal, seed_state
 
 MODE_FSGDM = 0      # u_t and v of FSGDM
 MODE_MATCHED = 1    # fixed u, v_t = (v / (1 - u_t)) (1 - u): same DC gain as FSGDM at every step

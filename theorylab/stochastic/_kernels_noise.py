@@ -1,8 +1,8 @@
 """Jitted draws of the gradient-noise laws of theorylab.stochastic.noise (no input checking here).
 
-Each draw takes a xoshiro256** state of theorylab.core._rng and returns one real number of unit scale:
+Each draw takes a xoshiro256** state of theorylab.core.rng and returns one real number of unit scale:
 
-* LAW_GAUSSIAN: N(0, 1) (ziggurat of core._rng);
+* LAW_GAUSSIAN: N(0, 1) (ziggurat of core.rng);
 * LAW_STUDENT_T: Student-t with ``nu`` degrees of freedom by Bailey's polar method (R. W. Bailey,
   "Polar generation of random variates with the t-distribution", Math. Comp. 62 (1994) 779-781):
   (U, V) uniform on the unit disc, W = U^2 + V^2, T = U sqrt(nu (W^(-2/nu) - 1) / W);
@@ -13,7 +13,7 @@ Each draw takes a xoshiro256** state of theorylab.core._rng and returns one real
 import numpy as np
 from numba import njit
 
-from ..core._rng import normal, seed_state, uniform
+from ..core.rng import normal, seed_state, uniform
 
 LAW_GAUSSIAN = 0
 LAW_STUDENT_T = 1

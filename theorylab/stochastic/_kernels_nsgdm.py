@@ -7,13 +7,13 @@ Algorithm 1 (Batched NSGDM, as restated in the spec from third-party sources), c
     m_t = beta m_{t-1} + (1 - beta) g_t   (m_0 := g_1),     x_{t+1} = x_t - eta m_t / ||m_t||   (0/0 := 0).
 
 No input checking here (theorylab.stochastic.nsgdm validates).  Run r owns a xoshiro256** state seeded from
-seeds[r] (theorylab.core._rng), so run r is the same whatever runs are computed with it.
+seeds[r] (theorylab.core.rng), so run r is the same whatever runs are computed with it.
 """
 
 import numpy as np
 from numba import njit
 
-from ..core._rng import seed_state
+from ..core.rng import seed_state
 from ._kernels_noise import draw
 
 OBJ_QUADRATIC = 0   # F(x) = 1/2 ||x||^2

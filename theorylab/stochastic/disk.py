@@ -43,12 +43,11 @@ Example::
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_int, check_real,
                                      check_size)
@@ -252,22 +251,10 @@ def run_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta:
     P = problem
     args = (P.hess, P.centres, P.hbar, P.m, P.x_star, x0, eta, kappa, c, gamma, C, sigma * C / B, B, n_steps,
             record_every)
-    n_thr = min(numba.get_num_threads(), n_runs) if parallel and n_runs * n_steps * B * P.d > 10**7 else 1
-    if n_thr <= 1:
-        K.disk_runs(*args, seeds, *out)
-    else:
-        blocks = np.array_split(np.arange(n_runs), n_thr)
-        with ThreadPoolExecutor(n_thr) as ex:
-            parts = list(ex.map(lambda b: _run_block(args, seeds[b], nK), blocks))
-        out = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+    map_blocks(lambda s: K.disk_runs(*args, seeds[s], *(o[s] for o in out)), n_runs,
+               work=n_runs * n_steps * B * P.d, parallel=parallel)
     run = DiskRun(*out, steps=np.arange(nK) * record_every, kappa=kappa, gamma=gamma, c=c)
     return _finish(run, f"run_disk(kappa={kappa}, eta={eta}, sigma={sigma}, C={C})")
-
-
-def _run_block(args, seeds, nK):
-    out = [np.empty((seeds.size, nK)) for _ in range(3)] + [np.zeros(seeds.size, dtype=np.int64)]
-    K.disk_runs(*args, seeds, *out)
-    return out
 
 
 def run_disk_numpy(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0,

@@ -26,12 +26,11 @@ Example::
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
-import numba
 import numpy as np
 
+from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_real, check_size)
@@ -210,15 +209,8 @@ def run_momentum_quadratic(lam, theta0, *, lr: float = 0.02, noise: float = 0.1,
     curve = np.empty((n_runs, sigma // delta + 1))
     mode = K.MODE_FSGDM if method == "fsgdm" else K.MODE_MATCHED
     args = (lam, theta0, lr, noise, wd, sigma, delta, mu, v, mode, u_fixed)
-    n_thr = min(numba.get_num_threads(), n_runs) if parallel and n_runs * sigma * lam.size > 10**7 else 1
-    if n_thr <= 1:
-        K.momentum_quadratic(*args, seeds, curve)
-    else:
-        blocks = np.array_split(np.arange(n_runs), n_thr)
-        outs = [np.empty((b.size, curve.shape[1])) for b in blocks]
-        with ThreadPoolExecutor(n_thr) as ex:
-            list(ex.map(lambda j: K.momentum_quadratic(*args, seeds[blocks[j]], outs[j]), range(n_thr)))
-        curve = np.concatenate(outs)
+    map_blocks(lambda s: K.momentum_quadratic(*args, seeds[s], curve[s]), n_runs, work=n_runs * sigma * lam.size,
+               parallel=parallel)
     return _finish(curve, f"run_momentum_quadratic(method={method!r}, lr={lr})")
 
 

@@ -17,7 +17,7 @@ exceed 2 (a Student-t with nu = 3 has finite variance); the moment order ``p`` a
 validated to (1, 2] by the methods that take it (theorylab.stochastic.nsgdm).
 
 Draws are made in jitted kernels (theorylab.stochastic._kernels_noise) from the xoshiro256** states of
-theorylab.core._rng, one state per run seeded from core.spawn_seeds: the same seed gives the same numbers.
+theorylab.core.rng, one state per run seeded from core.spawn_seeds: the same seed gives the same numbers.
 
 Example::
 

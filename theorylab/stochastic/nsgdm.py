@@ -35,12 +35,11 @@ Example::
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_real, check_size)
@@ -63,7 +62,7 @@ MAX_STEPS = 10**8
 MAX_D = 10**5
 X1_MAX = {"quadratic": 1e100, "cosh": 50.0}     # cosh overflows beyond |x| ~ 710
 ETA_MAX = 1e6
-#: calls with more noise draws than this run their runs on numba.get_num_threads() threads
+#: each thread of a threaded call gets at least this many noise draws (core.parallel.map_blocks)
 PARALLEL_MIN_WORK = 10**7
 
 
@@ -209,25 +208,13 @@ def run_methods(objective: str = "quadratic", T: int = 2000, *, d: int = 10, x1=
     avg, last, div = np.empty(n_runs), np.empty(n_runs), np.empty(n_runs, dtype=np.int64)
     args = (_OBJ[obj], x1, T, eta, beta, _METHOD[method], clip, code, nu, sigma0, sigma1, batch,
             _bound(obj, x1, eta, T, method))
-    n_thr = min(numba.get_num_threads(), n_runs) if parallel and n_runs * T * d * batch > PARALLEL_MIN_WORK else 1
-    if n_thr <= 1:
-        K.run_methods(*args, seeds, avg, last, div)
-    else:
-        blocks = np.array_split(np.arange(n_runs), n_thr)
-        with ThreadPoolExecutor(n_thr) as ex:
-            outs = list(ex.map(lambda b: _block(args, seeds[b]), blocks))
-        avg, last, div = (np.concatenate([o[j] for o in outs]) for j in range(3))
+    map_blocks(lambda s: K.run_methods(*args, seeds[s], avg[s], last[s], div[s]), n_runs,
+               work=n_runs * T * d * batch, min_work=PARALLEL_MIN_WORK, parallel=parallel)
     if on_divergence == "raise":
         _raise_diverged(f"run_methods(method={method!r}, objective={obj!r})", div, eta=eta, beta=beta, T=T)
     bad = div >= 0
     avg[bad] = avg[bad] * T / np.maximum(div[bad] - 1, 1)          # the mean over the steps before divergence
     return MethodRuns(avg_grad_norm=avg, last_grad_norm=last, diverged_at=div)
-
-
-def _block(args, seeds):
-    avg, last, div = np.empty(seeds.size), np.empty(seeds.size), np.empty(seeds.size, dtype=np.int64)
-    K.run_methods(*args, seeds, avg, last, div)
-    return avg, last, div
 
 
 def _noise_numpy(rng, code, nu, shape):
@@ -298,18 +285,10 @@ def ema_error(law: str = "student_t", nu: float | None = 1.5, one_minus_beta: fl
     check_budget("the EMA runs", n_runs * (n + burn) * d, max_elements=MAX_WORK, unit="noise draws",
                  n_runs=n_runs, n=n, burn=burn, d=d)
     seeds = spawn_seeds(seed, n_runs)
-    n_thr = min(numba.get_num_threads(), n_runs) if n_runs * (n + burn) * d > PARALLEL_MIN_WORK else 1
-
-    def one(block):
-        o = np.empty(block.size)
-        K.ema_noise(code, nu, omb, d, q, burn, n, seeds[block], o)
-        return o
-
-    blocks = np.array_split(np.arange(n_runs), n_thr)
-    if n_thr <= 1:
-        return one(blocks[0])
-    with ThreadPoolExecutor(n_thr) as ex:
-        return np.concatenate(list(ex.map(one, blocks)))
+    out = np.empty(n_runs)
+    map_blocks(lambda s: K.ema_noise(code, nu, omb, d, q, burn, n, seeds[s], out[s]), n_runs,
+               work=n_runs * (n + burn) * d, min_work=PARALLEL_MIN_WORK)
+    return out
 
 
 def _log_phi_t(z, nu):

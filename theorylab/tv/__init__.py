@@ -24,4 +24,10 @@ from .ising import (IsingModel, field_change, ising, ising_tv, log_partition, lo
                     log_partition_from_tv, marginal_from_tv, marginal_shift, pin, probabilities,
                     random_ising)
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = ["EquivalenceResult", "FloatInputWarning", "FptasResult", "IsingModel", "Mixture", "conditioning_pair",
+           "coupling_bounds", "coupling_estimate", "coupling_g_samples", "coupling_identity", "coupling_parts",
+           "coupling_samples_needed", "equivalent", "field_change", "fptas_uniform", "ising", "ising_tv", "joint_pmf",
+           "log_partition", "log_partition_from_tv", "log_weights", "marginal_from_tv", "marginal_plus",
+           "marginal_shift", "mixture", "perturb", "pin", "probabilities", "product", "random_ising",
+           "random_mixture", "random_product", "split_and_permute", "tv_exact", "tv_exact_rational", "tv_numpy",
+           "uniform"]

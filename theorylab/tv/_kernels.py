@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from theorylab.core.rng import seed_state, uniform
+
 
 # --------------------------------------------------------------------------- exact enumeration
 @njit(cache=True)
@@ -147,31 +149,35 @@ def _draw(cdf_row, u):
     return q - 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def coupling_g_kernel(first_cdf, cdf_match, cdf_excess, cdf_p, logP, logQ, logm, seeds, chunk):
     """g(X) = max(0, 1 - (Q(X) - m(X)) / (P(X) - m(X))) for ``len(seeds) * chunk`` draws X ~ pi.
 
     pi is the law of X given X != Y under the product C of optimal coordinate couplings:
     first mismatching coordinate i ~ first_cdf; x_j ~ min(P_j, Q_j)/(1 - d_j) for j < i,
-    x_i ~ (P_i - min)/d_i, x_j ~ P_j for j > i. Chunk c uses np.random.seed(seeds[c]).
+    x_i ~ (P_i - min)/d_i, x_j ~ P_j for j > i. Chunk c draws from a xoshiro256** state seeded by seeds[c]
+    (core.rng), so its numbers do not depend on the thread count.  Serial (``nogil``): the caller runs
+    blocks of chunks on threads (core.parallel.map_blocks); the prange version compiled 2.5x slower (8.1 s
+    against 3.2 s cold on the loaded CI machine).
     """
     n, q = logP.shape
     n_chunks = seeds.shape[0]
     out = np.empty(n_chunks * chunk)
-    for c in prange(n_chunks):
-        np.random.seed(seeds[c])
+    for c in range(n_chunks):
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(seeds[c], state)
         for r in range(chunk):
-            i = _draw(first_cdf, np.random.random())
+            i = _draw(first_cdf, uniform(state))
             lP = 0.0
             lQ = 0.0
             lm = 0.0
             for j in range(n):
                 if j < i:
-                    s = _draw(cdf_match[j], np.random.random())
+                    s = _draw(cdf_match[j], uniform(state))
                 elif j == i:
-                    s = _draw(cdf_excess[j], np.random.random())
+                    s = _draw(cdf_excess[j], uniform(state))
                 else:
-                    s = _draw(cdf_p[j], np.random.random())
+                    s = _draw(cdf_p[j], uniform(state))
                 lP += logP[j, s]
                 lQ += logQ[j, s]
                 lm += logm[j, s]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import spawn_seeds
 from theorylab.core.validate import check_budget, check_int, check_real, require_finite
 
@@ -111,8 +112,10 @@ def coupling_g_samples(P: Mixture, Q: Mixture, n_samples, *, seed=0) -> np.ndarr
         logP, logQ, logm = np.log(p), np.log(q_), np.log(parts.mins)
     first_cdf = np.cumsum(parts.first)
     first_cdf[-1] = 1.0
-    g = coupling_g_kernel(first_cdf, _cdf(parts.mins), _cdf(p - parts.mins), _cdf(p), logP, logQ, logm,
-                          spawn_seeds(seed, n_chunks).astype(np.int64), CHUNK)
+    args = (first_cdf, _cdf(parts.mins), _cdf(p - parts.mins), _cdf(p), logP, logQ, logm)
+    seeds = spawn_seeds(seed, n_chunks).astype(np.int64)
+    g = np.concatenate(map_blocks(lambda s: coupling_g_kernel(*args, seeds[s], CHUNK), n_chunks,
+                                  work=n_chunks * CHUNK * P.n, min_work=10**6))
     return require_finite("coupling g samples", g, n=P.n)
 
 

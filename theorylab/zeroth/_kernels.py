@@ -12,7 +12,7 @@ proj_multiple, get_optimal); see estimators.py for the formulas and citations.
 import numpy as np
 from numba import njit, prange
 
-from theorylab.core._rng import below, normal, seed_state, uniform
+from theorylab.core.rng import below, normal, seed_state, uniform
 
 # ----------------------------------------------------------------------------- function codes
 QUADRATIC, PRODUCT, ROSENBROCK, LOGISTIC, SADDLE, DIAG_QUADRATIC = 0, 1, 2, 3, 4, 5

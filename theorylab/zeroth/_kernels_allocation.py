@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from theorylab.core._rng import next_u64, normal, seed_state
+from theorylab.core.rng import next_u64, normal, seed_state
 
 GAUSSIAN = 0    # u ~ N(0, I_d)
 RADEMACHER = 1  # u uniform on {-1, +1}^d

@@ -37,7 +37,7 @@ only for the perturbations (common random numbers across noise levels).
 import numpy as np
 from numba import njit
 
-from ..core._rng import normal, seed_state, uniform
+from ..core.rng import normal, seed_state, uniform
 
 ORACLE_GRADIENT = 0
 ORACLE_VALUE = 1

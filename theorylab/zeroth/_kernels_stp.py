@@ -25,7 +25,7 @@ the Python layer runs blocks of paths on threads instead.
 import numpy as np
 from numba import njit
 
-from ..core._rng import below, normal, seed_state
+from ..core.rng import below, normal, seed_state
 
 RULE_EXACT = 0
 RULE_FD = 1

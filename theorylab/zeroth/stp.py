@@ -38,12 +38,11 @@ Example::
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from theorylab.core.parallel import map_blocks
 from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
@@ -213,7 +212,7 @@ def run_stp(lam, theta0, *, n_steps: int, n_paths: int = 32, power: float = 2.0,
         log-spaced counts, :func:`record_grid`).
     seed : int or SeedSequence
         Path m always gets the same stream for the same seed, whatever the thread count (paths run in
-        blocks on ``numba.get_num_threads()`` threads).
+        blocks on ``numba.get_num_threads()`` threads, core.parallel.map_blocks).
     """
     (lam, theta0, theta_star, power, f0, n_steps, n_paths, step, distribution, b, L, h, alpha0, gamma,
      record_at) = _validate(lam, theta0, n_steps, n_paths, power, theta_star, step, distribution, b, L, h, alpha0,
@@ -224,15 +223,8 @@ def run_stp(lam, theta0, *, n_steps: int, n_paths: int = 32, power: float = 2.0,
     args = (lam, theta_star, power, theta0, L, _RULE[step], alpha0, gamma, h, _LAW[distribution], b, n_steps,
             record_at)
     # blocks of paths on threads (the kernel releases the GIL); path m depends only on seeds[m]
-    n_threads = min(numba.get_num_threads(), max(1, n_paths * n_steps * b * lam.size // MIN_WORK_PER_THREAD))
-    blocks = np.array_split(np.arange(n_paths), n_threads)
-    if n_threads == 1:
-        K.stp_paths(*args, seeds, gap, rejected)
-    else:
-        with ThreadPoolExecutor(n_threads) as pool:
-            for fut in [pool.submit(K.stp_paths, *args, seeds[i[0]:i[-1] + 1], gap[i[0]:i[-1] + 1],
-                                    rejected[i[0]:i[-1] + 1]) for i in blocks if i.size]:
-                fut.result()
+    map_blocks(lambda s: K.stp_paths(*args, seeds[s], gap[s], rejected[s]), n_paths,
+               work=n_paths * n_steps * b * lam.size, min_work=MIN_WORK_PER_THREAD)
     return _finish(record_at, gap, rejected, step, b, L, f0)
 
 

@@ -1,5 +1,5 @@
 """Builds notebooks/fsgdm.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.stochastic._build_notebook_fsgdm``)."""
+(run from the repository root: ``python notebooks/build.py fsgdm``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,4 +1,4 @@
-"""Build notebooks/cpwl_decomp.ipynb with nbformat: ``python -m theorylab.cpwl._build_notebook``."""
+"""Build notebooks/cpwl_decomp.ipynb with nbformat: ``python notebooks/build.py cpwl_decomp``."""
 
 from __future__ import annotations
 

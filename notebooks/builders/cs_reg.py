@@ -1,5 +1,5 @@
 """Builds notebooks/cs_reg.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.exact._build_notebook_cs_reg``)."""
+(run from the repository root: ``python notebooks/build.py cs_reg``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/stch_set.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.multiobjective._build_notebook_stch_set``)."""
+(run from the repository root: ``python notebooks/build.py stch_set``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

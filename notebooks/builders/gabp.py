@@ -1,5 +1,5 @@
 """Builds notebooks/gabp.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.games._build_notebook_gabp``)."""
+(run from the repository root: ``python notebooks/build.py gabp``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/nsgdm_heavy.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.stochastic._build_notebook_nsgdm_heavy``)."""
+(run from the repository root: ``python notebooks/build.py nsgdm_heavy``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

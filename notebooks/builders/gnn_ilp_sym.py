@@ -1,5 +1,5 @@
 """Builds notebooks/gnn_ilp_sym.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.exact._build_notebook_gnn_ilp_sym``)."""
+(run from the repository root: ``python notebooks/build.py gnn_ilp_sym``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -4,7 +4,7 @@ APGA, GABP, optimistic GA) over many games / noise seeds.
 
 Game: player x maximises x^T A y, player y maximises -x^T A y, on simplices; the gradient operator is
 V(x, y) = (A y, -A^T x) (Abe et al. 2025, Sec. 2).  One run r plays the game A[r] from (x0, y0) with its own
-xoshiro256** stream seeded from seeds[r] (theorylab.core._rng), so run r is the same whatever runs are
+xoshiro256** stream seeded from seeds[r] (theorylab.core.rng), so run r is the same whatever runs are
 computed with it.  No input checking here (theorylab.games.matrix_games validates).
 
 Update of every perturbed method (Algorithm 1 / eq. (3), written with the effective anchor s):
@@ -20,7 +20,7 @@ perturbation of that step has been computed, with weight k/(k + 1) where k start
 import numpy as np
 from numba import njit
 
-from ..core._rng import normal, seed_state
+from ..core.rng import normal, seed_state
 
 GA, APGA, GABP, APGA_CODE, GABP_CODE, OGA = 0, 1, 2, 3, 4, 5
 ETA_CONST, ETA_THM43 = 0, 1

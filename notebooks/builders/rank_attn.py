@@ -1,5 +1,5 @@
 """Builds notebooks/rank_attn.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.exact._build_notebook_rank_attn``)."""
+(run from the repository root: ``python notebooks/build.py rank_attn``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

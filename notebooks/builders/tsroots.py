@@ -1,5 +1,5 @@
 """Builds notebooks/tsroots.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.gp._build_notebook_tsroots``)."""
+(run from the repository root: ``python notebooks/build.py tsroots``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

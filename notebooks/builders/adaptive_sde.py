@@ -1,5 +1,5 @@
 """Builds notebooks/adaptive_sde.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.sde._build_notebook``)."""
+(run from the repository root: ``python notebooks/build.py adaptive_sde``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

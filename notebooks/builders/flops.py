@@ -1,5 +1,5 @@
 """Builds notebooks/flops.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.zeroth._build_notebook_flops``)."""
+(run from the repository root: ``python notebooks/build.py flops``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/gameopt.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.gp._build_notebook_gameopt``)."""
+(run from the repository root: ``python notebooks/build.py gameopt``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

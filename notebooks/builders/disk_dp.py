@@ -1,5 +1,5 @@
 """Builds notebooks/disk_dp.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.stochastic._build_notebook_disk_dp``)."""
+(run from the repository root: ``python notebooks/build.py disk_dp``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/highway_bp.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.exact._build_notebook_highway_bp``)."""
+(run from the repository root: ``python notebooks/build.py highway_bp``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,4 +1,4 @@
-"""Builds notebooks/scaling_ode.ipynb: ``python -m theorylab.scaling._build_notebook`` (from the repository root)."""
+"""Builds notebooks/scaling_ode.ipynb: ``python notebooks/build.py scaling_ode`` (from the repository root)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/rr_sgd.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.markov._build_notebook``)."""
+(run from the repository root: ``python notebooks/build.py rr_sgd``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/dro_dsgdc.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.stochastic._build_notebook_dro_dsgdc``)."""
+(run from the repository root: ``python notebooks/build.py dro_dsgdc``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,4 +1,4 @@
-"""Builds notebooks/missing_mass.ipynb with nbformat: ``python -m theorylab.missing_mass._build_notebook``."""
+"""Builds notebooks/missing_mass.ipynb with nbformat: ``python notebooks/build.py missing_mass``."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

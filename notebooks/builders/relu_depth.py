@@ -1,4 +1,4 @@
-"""Builds notebooks/relu_depth.ipynb with nbformat: ``python -m theorylab.relu._build_notebook``."""
+"""Builds notebooks/relu_depth.ipynb with nbformat: ``python notebooks/build.py relu_depth``."""
 
 from nbformat.v4 import new_code_cell, new_markdown_cell
 

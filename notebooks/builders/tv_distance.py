@@ -1,4 +1,4 @@
-"""Builds notebooks/tv_distance.ipynb with nbformat: ``python -m theorylab.tv._build_notebook``."""
+"""Builds notebooks/tv_distance.ipynb with nbformat: ``python notebooks/build.py tv_distance``."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 

@@ -1,5 +1,5 @@
 """Builds notebooks/mgda_gs.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.multiobjective._build_notebook_mgda_gs``)."""
+(run from the repository root: ``python notebooks/build.py mgda_gs``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 
