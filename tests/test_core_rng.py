@@ -65,7 +65,7 @@ def _state_giving(output: int) -> np.ndarray:
 def test_uniform_edges_are_strictly_inside_and_never_half(output):
     """Issue 28 item 9: with 53 bits, (k + 1/2) 2^-53 rounded to exactly 1.0 (all ones) and 0.5
     (k = 2^52); the 52-bit form keeps every value an odd multiple of 2^-53 in (0, 1)."""
-    from theorylab.core._rng import below, next_u64, uniform
+    from theorylab.core.rng import below, next_u64, uniform
 
     st = _state_giving(output)
     assert next_u64(st.copy()) == np.uint64(output)
