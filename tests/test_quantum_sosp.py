@@ -167,7 +167,7 @@ def test_value_adversary_uses_the_whole_admissible_range():
     """The plateau adversary's noise n = f~ - f spans [-nu, nu] (the half-range clip(-phi, 0, nu) spans only
     [0, nu]) and its escape fraction follows the closed form written out here: w^2 = 1 - sqrt(1 - 8 nu)
     (phi(w) = -2 nu for phi(u) = -u^2/2 + u^4/4), x_c = w - sqrt(nu), P(escape) = P(|xi_d| > x_c)."""
-    from theorylab.core._rng import seed_state
+    from theorylab.core.rng import seed_state
 
     nu = 1e-3
     hv = np.array([1.0, -1.0])
