@@ -11,6 +11,7 @@ import pytest
 
 from theorylab.gp import priors as P
 from theorylab.gp import tsroots as T
+from theorylab.core import clear_experiments
 
 
 def _post(d=1, m=5, seed=0, noise=1e-3, ell=0.3):
@@ -120,12 +121,12 @@ def test_mutation_wrong_upper_boundary_sign_is_caught(monkeypatch):
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
 
-    V.completeness_sweep.cache_clear()
+    clear_experiments()
     monkeypatch.setattr(T, "_boundary_h", lambda f, df: (f[0] * df[0], f[1] * df[1]))
     try:
         r = run_claim(REGISTRY.claims["tsroots:candidates_complete_1d"], "ci", seed=0)
     finally:
-        V.completeness_sweep.cache_clear()
+        clear_experiments()
     assert r.verdict == "not reproduced"
 
 

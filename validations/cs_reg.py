@@ -17,7 +17,6 @@ Checks:
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -27,6 +26,7 @@ from theorylab.core import Bound, Estimate, Fraction, Identity, Paper, child_see
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import cs_regularizers as R
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="cs_reg",
@@ -143,7 +143,7 @@ def forms_table(n, N, seed) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def _forms(n, N, seed):
     return forms_table(n, N, seed)
 
@@ -208,7 +208,7 @@ def binary_point(*, gamma: float, N: int, n_trials: int, starts: int, seed: int)
                              wendel=R.linf_success_probability(M, N)))
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def binary_sweep(N, gammas, n_trials, seed, n_half=None):
     """The binary protocol over the M/N grid; ``n_half`` trials at M/N = 1/2 (the l_inf midpoint), else n_trials."""
     points = [dict(gamma=g, N=N, n_trials=n_half if (n_half and math.isclose(g, 0.5)) else n_trials, starts=STARTS)
@@ -324,7 +324,7 @@ def eig_point(*, gamma: float, N: int, n_trials: int, census: bool, seed: int) -
     return t
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def eig_sweep(N, gammas, n_trials, census, seed):
     return sweep(eig_point, grid(gamma=list(gammas), N=[N], n_trials=[n_trials], census=[census]),
                  seed=seed, progress=False, desc="cs_reg eigenvector recovery")

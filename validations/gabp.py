@@ -14,7 +14,6 @@ d = 10 where the theorems' constants are used: L = ||A||_2, D = 2), uniform init
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -25,6 +24,7 @@ from theorylab.core.plotting import subplots
 from theorylab.core.seeding import child_seed
 from theorylab.core.sweep import grid, sweep
 from theorylab.games import matrix_games as M
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="gabp",
@@ -68,7 +68,7 @@ def fig1_point(*, method: str, feedback: str, d: int, n_games: int, T: int, seed
                          "t": np.tile(rec, n_games), "gap": r.gap.ravel(), "residual": r.residual.ravel()})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def fig1_sweep(methods: tuple, feedback: str, d: int, n_games: int, T: int, seed: int) -> pd.DataFrame:
     """All methods on the same games (game_seed shared; noise streams per method)."""
     gs = child_seed(seed, "gabp games", feedback) % 2**32
@@ -412,7 +412,7 @@ R_SCALES = {"ci": dict(Ts=(30000, 100000, 300000), n_games=6, d=10),
             "full": dict(Ts=(10000, 30000, 100000, 300000, 1000000), n_games=20, d=10)}
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def regret_sweep(Ts, n_games, d, seed):
     gs = child_seed(seed, "regret games") % 2**32
     return sweep(regret_point, grid(T=list(Ts), game=list(range(n_games)), n_games=[n_games], d=[d],

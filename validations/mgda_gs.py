@@ -27,8 +27,6 @@ quadratic identity, the warm start by a [derived] per-iteration bound.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter
@@ -37,6 +35,7 @@ from theorylab.core import Bound, Identity, Paper, RateFit, Slope, bootstrap_ci,
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.multiobjective import mgda as M
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="mgda_gs",
@@ -81,7 +80,7 @@ def horizon_point(*, instance: int, horizons: list, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def horizon_sweep(n_instances, horizons, seed):
     """The instances as a sweep (per-point seeds and cache); memoised: three claims and the figure share it."""
     return sweep(horizon_point, grid(instance=list(range(n_instances)), horizons=[list(horizons)]), seed=seed,
@@ -157,7 +156,7 @@ def far_field_point(*, instance: int, horizons: list, seed: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def far_field_sweep(n_instances, horizons, seed):
     return sweep(far_field_point, grid(instance=list(range(n_instances)), horizons=[list(horizons)]), seed=seed,
                  progress=False, desc="mgda_gs far field")

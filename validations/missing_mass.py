@@ -13,7 +13,6 @@ presumably the PDF's Table 2); Table 3's protocol is the authors' ga.py / ga-ana
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
@@ -30,6 +29,7 @@ from theorylab.missing_mass import (DISTRIBUTIONS, Estimator, family_optimum, br
                                     search_run, start_genome, to_estimator)
 from theorylab.missing_mass import _kernels as K
 from theorylab.missing_mass.moments import _logfact, atoms_with_mass
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="missing_mass",
@@ -97,7 +97,7 @@ def search_point(*, distribution: str, S: int, n: int, run: int, max_gen: int, v
     return r
 
 
-@functools.lru_cache(maxsize=16)
+@experiment(PAPER)
 def table3_runs(configs: tuple, seeds: int, max_gen: int, variant: str, projection: str, seed: int,
                 prune_scale: str = "normalised") -> pd.DataFrame:
     """One search run per (distribution, S, n, run index): the paper's Table 3 protocol."""

@@ -20,7 +20,6 @@ moment order p < nu) on F = 1/2 ||x||^2 (d = 10, ||x1|| = 1) and on the (L0, L1)
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pandas as pd
@@ -29,6 +28,7 @@ from theorylab.core import Bound, Paper, Slope, claim, figure, fit_loglog
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.stochastic import nsgdm as S
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="nsgdm_heavy",
@@ -227,7 +227,7 @@ def _ema_meta(nu):
                 scales=EMA_SCALES, stream="ema")
 
 
-@functools.lru_cache(maxsize=64)
+@experiment(PAPER, disk=False)
 def _exact(nu, omb):
     return S.ema_moment_exact(nu, omb, q=Q)
 

@@ -34,8 +34,6 @@ quantum speed-ups (no quantum gradient oracle is simulated).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
@@ -44,6 +42,7 @@ from theorylab.core import Bound, Estimate, Fraction, Paper, Slope, claim, figur
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.seeding import child_seed
 from theorylab.zeroth import saddle as S
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="quantum_sosp",
@@ -73,7 +72,7 @@ def median_ci(values, level: float = 0.95):
     return float(np.median(x)), (float(x[k - 1]), float(x[n - k]))
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def critical_sample(oracle: str, n_runs: int, n_bisect: int, seed: int) -> np.ndarray:
     return S.critical_levels(oracle=oracle, n_runs=n_runs, lo=BRACKET[0], hi=BRACKET[1], n_bisect=n_bisect,
                              seed=seed, d=D, eps=EPS, r=R)

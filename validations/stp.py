@@ -28,8 +28,6 @@ spec's geometric mean over paths is smaller by Jensen, hence a weaker test).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -38,6 +36,7 @@ from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.zeroth import stp as S
 from theorylab.zeroth.oracles import quadratic_spectrum
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="stp",
@@ -69,7 +68,7 @@ def contraction_point(*, d: int, step: str, n_paths: int, seed: int) -> pd.DataF
                          "ratio": run.gap[:, 1] / run.gap[:, 0]})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def contraction_sweep(dims: tuple, step: str, n_paths: int, seed: int) -> pd.DataFrame:
     return sweep(contraction_point, grid(d=dims, step=[step], n_paths=[n_paths]), seed=seed, progress=False,
                  desc=f"stp contraction ({step}) d")
@@ -127,7 +126,7 @@ def convex_point(*, d: int, decay: float, T_max: int, n_paths: int, seed: int) -
                          "gap": run.gap.ravel()})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def convex_sweep(d, decay, T_max, n_paths, seed):
     return sweep(convex_point, grid(d=[d], decay=[decay], T_max=[T_max], n_paths=[n_paths]), seed=seed,
                  progress=False, desc="stp convex")
@@ -140,7 +139,7 @@ def quartic_point(*, d: int, T_max: int, n_paths: int, seed: int) -> pd.DataFram
                          "gap": run.gap.ravel()})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def quartic_sweep(d, T_max, n_paths, seed):
     return sweep(quartic_point, grid(d=[d], T_max=[T_max], n_paths=[n_paths]), seed=seed, progress=False,
                  desc="stp quartic")

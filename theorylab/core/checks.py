@@ -346,9 +346,12 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
     ``error`` row); any other exception becomes an ``error`` result with the exception attached.
     """
     from . import interrupt
-    from .context import using_run
+    from .context import current_run, using_run
     from .fingerprint import code_fingerprint
 
+    ctx = current_run()  # --force holds at every level (experiments, sweep points): see core.experiment
+    force = bool(force) or ctx.force
+    run_id = ctx.run_id or (f"run-{time.time_ns()}-{id(c)}" if force else None)
     params, standard = apply_overrides(c, c.params(scale), overrides)
     claim_seed = child_seed(seed, c.paper.id, c.stream or c.id)
     fingerprint = code_fingerprint(c.func.__module__)
@@ -363,7 +366,7 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
     interrupt.check()
     t0 = time.perf_counter()
     try:
-        with using_run(claim_key=c.key, cache=cache):
+        with using_run(claim_key=c.key, cache=cache, force=force, run_id=run_id):
             evidence = c.func(seed=claim_seed, **params)
         result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params,
                           runtime=time.perf_counter() - t0)

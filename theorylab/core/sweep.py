@@ -11,7 +11,9 @@
   which :func:`theorylab.core.checks.run_claim` and the CLI fill in.  Inside a claim with a
   cache, each finished point is stored under ``"<paper>:<claim>:<fn module>.<fn qualname>"``,
   so a run killed in the middle of a claim (even by SIGKILL) loses at most the points in
-  flight, and the rerun computes only the missing points.  ``cache=False`` turns caching off.
+  flight, and the rerun computes only the missing points (inside a shared experiment,
+  :mod:`theorylab.core.experiment`, points are keyed by the experiment).  ``cache=False`` turns
+  caching off; a run with ``force`` (``--force``) recomputes every point and overwrites it.
 * Executors (``executor=``, else a non-serial executor of the run, else
   ``$THEORYLAB_EXECUTOR``, else ``"serial"``): ``"serial"``; ``"process"`` (local processes
   started by *forkserver* or *spawn*, never fork, so it works after a parallel numba kernel
@@ -178,7 +180,7 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
     results: dict[int, object] = {}
     todo = []
     for i, k in enumerate(keys):
-        hit = cache.get(k) if k is not None else None
+        hit = cache.get(k) if k is not None and not ctx.force else None
         if hit is not None:
             results[i] = hit
         else:
