@@ -142,3 +142,27 @@ def test_two_check_processes_share_an_experiment(tmp_path):
     after_first = check("rr_leading_level")
     assert after_first == 1 + 1 + 4  # the claim, the experiment, its 4 points
     assert check("rr_sqrt_n_rate") == after_first + 1  # only the second claim's own entry
+
+
+def test_check_force_and_no_cache_hold_at_every_level(tmp_path, monkeypatch):
+    """Issue 30 defect 3 through the command line: a cached claim is served; --force recomputes its sweep
+    points (not only the claim) although the memo and the disk hold them; --no-cache recomputes them too."""
+    import theorylab.validations.rr_sgd as V
+    from theorylab import cli
+
+    monkeypatch.setenv("THEORYLAB_CACHE", str(tmp_path / "cache"))
+    calls = []
+    real = V.run_pair
+    monkeypatch.setattr(V, "run_pair", lambda *a, **k: calls.append(k["n"]) or real(*a, **k))
+
+    def check(*flags):
+        calls.clear()
+        argv = ["check", "rr_sgd:rr_leading_level", "--set", "i_max=2", "--set", "n_chains=16", "--no-progress",
+                "--no-record", "--out", str(tmp_path / "o"), *flags]
+        assert cli.main(argv) in (0, 1)
+        return len(calls)
+
+    assert check() == 3  # one sweep point per N
+    assert check() == 0  # the claim is cached
+    assert check("--force") == 3
+    assert check("--no-cache") == 3  # the memo holds it from the runs above, and is not used
