@@ -243,9 +243,9 @@ def linf_matches_wendel(*, N, gammas, n_trials, n_half, seed):
     total = float(t.n.sum())
     value = float(((t.linf - t.wendel) * t.n).sum() / total)
     se = float(np.sqrt((t.n * t.wendel * (1 - t.wendel)).sum()) / total)
-    return Estimate(value=value, ci=(value - 1.96 * se, value + 1.96 * se), predicted=0.0, data=t,
-                    note="per M/N: " + ", ".join(f"{g:.2f}: {a:.3f} vs {w:.3f}" for g, a, w in
-                                                 zip(t.gamma, t.linf, t.wendel)))
+    return Estimate.from_se(value, se, 0.0, data=t,
+                            note="per M/N: " + ", ".join(f"{g:.2f}: {a:.3f} vs {w:.3f}" for g, a, w in
+                                                         zip(t.gamma, t.linf, t.wendel)))
 
 
 @claim(PAPER, "single_start_matches_linf", stream="binary",
@@ -261,8 +261,8 @@ def single_start_matches_linf(*, N, gammas, n_trials, n_half, seed):
     n = g.size()
     value = float(d.mean())
     se = float(np.sqrt((n * g.var(ddof=1).fillna(0.0)).sum()) / n.sum())
-    return Estimate(value=value, ci=(value - 1.96 * se, value + 1.96 * se), predicted=0.0, data=per_gamma(df),
-                    note=f"trials where exactly one of the two succeeds: {int((d != 0).sum())} of {len(d)}")
+    return Estimate.from_se(value, se, 0.0, data=per_gamma(df),
+                            note=f"trials where exactly one of the two succeeds: {int((d != 0).sum())} of {len(d)}")
 
 
 @claim(PAPER, "restarts_beat_linf_at_half", stream="binary", citation=CITE_BIN + "; l_inf's P = 1/2 at M = N/2 exactly (Wendel)",

@@ -268,11 +268,11 @@ def gt_mse_monte_carlo(*, reps, seed):
     t = pd.DataFrame(rows)
     w = 1.0 / t.ratio_se.to_numpy() ** 2
     r = float(np.sum(w * t.ratio.to_numpy()) / np.sum(w))
-    half = 1.96 / np.sqrt(np.sum(w))
+    se = 1 / np.sqrt(np.sum(w))
     worst = t.loc[t.z.abs().idxmax()]
-    return Estimate(value=r, ci=(r - half, r + half), predicted=1.0, data=t,
-                    note=f"precision-weighted MC/exact over {len(t)} configurations; max |z| = {abs(worst.z):.2f} "
-                         f"({worst.distribution}, S={worst.S}, n={worst.n}, {worst.estimator})")
+    return Estimate.from_se(r, se, 1.0, data=t,
+                            note=f"precision-weighted MC/exact over {len(t)} configurations; max |z| = {abs(worst.z):.2f} "
+                                 f"({worst.distribution}, S={worst.S}, n={worst.n}, {worst.estimator})")
 
 
 @claim(PAPER, "mutation_invariance", citation="Sec. 4 mutation operators (identities g(n,k) = g(n+1,k) + g(n+1,k+1))",

@@ -41,6 +41,7 @@ from scipy.stats import binom
 from theorylab.core import Bound, Estimate, Fraction, Paper, Slope, claim, figure, fit_loglog, proportion_ci
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.seeding import child_seed
+from theorylab.core.rates import curve_slope
 from theorylab.zeroth import saddle as S
 from theorylab.core.experiment import experiment
 
@@ -219,8 +220,7 @@ def first_order_dimension_slope(*, dims, n_runs, n_bisect, seed):
     t = pd.DataFrame(t).sort_values("d")
     x = t.d.to_numpy(float)
     fit = fit_loglog(x, t.median_nu.to_numpy(), y_se=t.se.to_numpy(), seed=child_seed(seed, "fit"))
-    lp = np.log(t.predicted.to_numpy())
-    pred = float(np.polyfit(np.log(x), lp, 1)[0])
+    pred = curve_slope(x, t.predicted.to_numpy())
     return Slope(fit=fit, predicted=pred, data=t, note=f"closed-form slope over d = {list(dims)}: {pred:.4f}; "
                  f"the abstract's exponent -(0.5 + zeta)")
 

@@ -28,6 +28,7 @@ from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, the
 from theorylab.core.sweep import grid, sweep
 from theorylab.markov import cos_problem, logistic_problem, run_pair, softplus_problem
 from theorylab.core.experiment import experiment
+from theorylab.core.evidence import z_of
 
 PAPER = Paper(
     id="rr_sgd",
@@ -184,7 +185,7 @@ def pr_bias_constant(*, gammas, steps_times_gamma, n_chains, seed):
     X = np.vstack([np.ones(3), g[small]]).T
     cov = np.linalg.inv(X.T @ W @ X)
     coef = cov @ X.T @ W @ b[small]
-    half = 1.96 * np.sqrt(cov[0, 0])
+    half = z_of(0.95) * np.sqrt(cov[0, 0])
     quad = np.polyfit(g[small], b[small], 2)[-1]
     t["pr_bias_over_gamma"] = b
     return Estimate(value=float(coef[0]), ci=(coef[0] - half, coef[0] + half), predicted=float(softplus_problem().Delta[0]),

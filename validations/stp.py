@@ -34,6 +34,7 @@ import pandas as pd
 from theorylab.core import Bound, Fraction, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, mean_ci
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.sweep import grid, sweep
+from theorylab.core.rates import curve_slope
 from theorylab.zeroth import stp as S
 from theorylab.zeroth.oracles import quadratic_spectrum
 from theorylab.core.experiment import experiment
@@ -110,7 +111,7 @@ def exact_slope(dims) -> float:
     dims = np.asarray(dims)
     g = [1 - (lambda e: (e[1] / e[0]) ** (1 / (ITERS_PER_DIM * d)))(
         S.expected_gap(spectrum(int(d)), np.ones(d), record_at=[0, ITERS_PER_DIM * d], L=L_SMOOTH)) for d in dims]
-    return float(np.polyfit(np.log(dims), np.log(g), 1)[0])
+    return curve_slope(dims.astype(float), np.asarray(g, dtype=float))
 
 
 def convex_lam(d: int, decay: float) -> np.ndarray:
