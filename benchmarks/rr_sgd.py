@@ -39,10 +39,11 @@ def bench_logistic(*, quick=False):
 @benchmark("rr_sgd", "authors_figure")
 def bench_figure(*, quick=False):
     """Wall time of the authors' figure experiment (full: i = 0..13, quick: i = 0..6), jitted."""
+    from theorylab.core import clear_experiments
     from theorylab.validations.rr_sgd import cos_sweep
 
     i_max = 6 if quick else 13
-    cos_sweep.cache_clear()
+    clear_experiments()
     cos_sweep(0, 2, 0)  # compile
     t0 = time.perf_counter()
     cos_sweep(i_max, 320, 12345)
