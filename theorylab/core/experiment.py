@@ -39,6 +39,9 @@ from .cache import _canonical
 from .context import current_run, using_run
 
 _MEMO: dict = {}
+#: Experiments kept in memory (least recently used dropped first), so a long-lived process (a dask
+#: worker, a calibration over seeds) does not grow without bound.
+MEMO_SIZE = 4096
 
 
 @dataclass
@@ -96,6 +99,7 @@ def _serve(pid, name, module, disk, params, compute):
     if ctx.memo and mkey in _MEMO:
         value, run_id = _MEMO[mkey]
         if not ctx.force or (run_id is not None and run_id == ctx.run_id):
+            _MEMO[mkey] = _MEMO.pop(mkey)  # most recently used last
             return value
     cache = ctx.cache if disk else None
     dkey = cache.key("experiment", pid, name, params, module=module) if cache is not None else None
@@ -105,12 +109,19 @@ def _serve(pid, name, module, disk, params, compute):
             cache.report(dkey, f"holds {type(hit).__name__}, not experiment {pid}:{name}")
         elif hit is not None and (not ctx.force or (hit.run_id is not None and hit.run_id == ctx.run_id)):
             if ctx.memo:
-                _MEMO[mkey] = (hit.value, hit.run_id)
+                _remember(mkey, hit.value, hit.run_id)
             return hit.value
     with using_run(claim_key=f"{pid}:{name}"):  # its sweeps' points are keyed by the experiment
         value = compute()
     if cache is not None:
         cache.put(dkey, ExperimentEntry(pid, name, value, ctx.run_id))
     if ctx.memo:
-        _MEMO[mkey] = (value, ctx.run_id)
+        _remember(mkey, value, ctx.run_id)
     return value
+
+
+def _remember(mkey, value, run_id):
+    _MEMO.pop(mkey, None)
+    _MEMO[mkey] = (value, run_id)
+    while len(_MEMO) > MEMO_SIZE:
+        del _MEMO[next(iter(_MEMO))]
