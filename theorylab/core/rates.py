@@ -285,7 +285,10 @@ def proportion_ci(successes: int, trials: int, level=0.95):
 def _units(x, samples, window):
     """Validated (x, samples, window mask, (lo, hi)) for a fit over units (rows of positive ``samples``)."""
     x = check_array("x", x, ndim=1)
+    raw = samples
     samples = check_array("samples", samples, ndim=2)
+    if isinstance(raw, np.ndarray) and raw.dtype == np.float64:
+        samples = raw  # validated; kept in its memory layout, which sets the summation order of means
     if samples.shape[1] != x.size:
         raise ValueError(f"samples must have shape (units, {x.size}) to match x; got {samples.shape}")
     if samples.shape[0] < 2:
@@ -347,7 +350,8 @@ def fit_geometric_mean(x, samples, *, window=None, label="units", level=0.95, n_
     level, n_boot, rng = _level(level), _n_boot(n_boot), as_generator(seed)
     noise_floor_ratio = check_real("noise_floor_ratio", noise_floor_ratio, low=0)
     check_budget("the bootstrap over units", n_boot * samples.size, n_boot=n_boot, samples=samples.shape)
-    lx, L = np.log(x[mask]), np.log(samples[:, mask])
+    whole = bool(mask.all())  # no copy then: the memory layout of samples sets the summation order of the mean
+    lx, L = np.log(x if whole else x[mask]), np.log(samples if whole else samples[:, mask])
     n = L.shape[0]
     xc = lx - lx.mean()
 
