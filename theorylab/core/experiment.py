@@ -74,6 +74,8 @@ def experiment(paper, name: str | None = None, *, disk: bool = True):
         raise TypeError(f"paper must be a theorylab.core.Paper; got {paper!r}")
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"name must be a non-empty str or None; got {name!r}")
+    if not isinstance(disk, bool):
+        raise TypeError(f"disk must be True (memo and disk cache) or False (memo only); got {disk!r}")
 
     def deco(fn):
         exp_name = name or fn.__name__
