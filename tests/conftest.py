@@ -27,24 +27,35 @@ def rerun_after_losing_points(tmp_path):
     list the test's monkeypatched point function appends to, one item per computed point).  It
     then deletes the claim entry and the points ``lose`` selects (as a SIGKILL mid-claim would),
     reruns, and asserts that exactly those points are recomputed, the others served unchanged
-    from the cache, with the same verdict and measured text.  ``reset`` clears an in-process memo
-    before each run.  Returns ``(first, again, first_calls)``.
+    from the cache, with the same verdict and measured text.  Shared experiments' entries
+    (core.experiment) are lost with the claim entry, and their in-process memo is cleared before each
+    run (``reset``: anything else to clear).  Returns ``(first, again, first_calls)``.
     """
-    from theorylab.core import Cache
+    from theorylab.core import Cache, clear_experiments
     from theorylab.core.checks import apply_overrides, run_claim
+    from theorylab.core.experiment import ExperimentEntry
 
     def check(c, seed, calls, lose, overrides=None, reset=None):
-        reset = reset or (lambda: None)
+        extra = reset or (lambda: None)
+
+        def reset():
+            clear_experiments()
+            extra()
+
         store = Cache(tmp_path / "resume-cache")
         params, _ = apply_overrides(c, c.params("ci"), overrides)
         claim_path = store.path(store.key("claim", c.paper.id, c.id, "ci", seed, params, module=c.func.__module__))
         reset()
         first = run_claim(c, "ci", seed, cache=store, overrides=overrides)
         first_calls = list(calls)
-        points = [p for p in sorted(store.root.rglob("*.pkl")) if p != claim_path]
+        entries = [p for p in sorted(store.root.rglob("*.pkl")) if p != claim_path]
+        experiments = [p for p in entries if isinstance(store.get(p.stem), ExperimentEntry)]
+        points = [p for p in entries if p not in experiments]
         assert first.verdict == "reproduced" and claim_path.exists() and len(points) == len(first_calls)
 
         claim_path.unlink()
+        for p in experiments:
+            p.unlink()
         lost = points[lose]
         kept = {p: p.stat().st_mtime_ns for p in points if p not in lost}
         for p in lost:

@@ -118,13 +118,12 @@ def test_cli_check_records_and_report_renders(tmp_path, monkeypatch, cache, caps
 
 
 def test_code_fingerprint_follows_imports_only():
-    import importlib.util
-    from pathlib import Path
+    from theorylab.core.fingerprint import code_fingerprint, computing_files
 
-    from theorylab.core.fingerprint import _subpackages, code_fingerprint
-
-    origin = Path(importlib.util.find_spec("theorylab.validations.rr_sgd").origin)
-    assert _subpackages(origin, "theorylab.validations.rr_sgd") == ["core", "markov"]
+    files = set(computing_files("theorylab.validations.rr_sgd"))
+    assert "theorylab.markov._kernels" in files and "theorylab.core.evidence" in files
+    assert not any(m.startswith(("theorylab.tv", "theorylab.sde")) for m in files)
+    assert "theorylab.core.plotting" not in files  # presentation (tests/test_core_fingerprint.py)
     assert code_fingerprint("theorylab.validations.rr_sgd") != code_fingerprint("theorylab.validations.tv_distance")
     assert len(code_fingerprint("no.such.module")) == 16
 

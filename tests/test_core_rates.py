@@ -228,3 +228,80 @@ def test_divergence_guards_check_their_inputs():
     with pytest.raises(SimulationDiverged, match="exceeds the bound"):
         require_bounded("loss", [1.0, 5.0], 2.0)
     assert require_finite("q", [1, 2]).tolist() == [1, 2]
+
+
+# ------------------------------------------------------------------------------ issue 29: shared statistics
+def test_estimate_from_se_uses_z_of_its_level():
+    from theorylab.core import Estimate
+    from theorylab.core.evidence import z_of
+
+    e = Estimate.from_se(1.0, 0.1, 1.05)
+    assert e.ci == pytest.approx((1.0 - 0.1 * z_of(0.95), 1.0 + 0.1 * z_of(0.95)), abs=0, rel=1e-15)
+    assert abs(z_of(0.95) - 1.96) < 1e-4 and e.level == 0.95 and e.verdict() == "reproduced"
+    e90 = Estimate.from_se(1.0, 0.1, 1.05, level=0.9, rtol=0.01)
+    assert e90.ci[1] - 1.0 == pytest.approx(0.1 * 1.6448536, rel=1e-6) and e90.rtol == 0.01
+    with pytest.raises(ValueError, match="se must be"):
+        Estimate.from_se(1.0, -0.1, 1.0)
+    with pytest.raises(ValueError, match="level"):
+        Estimate.from_se(1.0, 0.1, 1.0, level=1.5)
+
+
+def _units(slopes, x, noise=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    scale = np.exp(rng.normal(0, 1, (len(slopes), 1)))          # unit levels spread over orders of magnitude
+    return scale * x[None, :] ** np.asarray(slopes)[:, None] * np.exp(noise * rng.normal(size=(len(slopes), x.size)))
+
+
+def test_unit_slopes_and_the_per_unit_fit():
+    from scipy.stats import trim_mean
+
+    from theorylab.core.rates import fit_per_unit, unit_slopes
+
+    x = np.geomspace(10, 1000, 7)
+    slopes = np.linspace(-1.2, -0.8, 40)
+    S = _units(slopes, x)
+    assert unit_slopes(x, S) == pytest.approx(slopes, abs=1e-12)
+    fit = fit_per_unit(x, S, statistic=np.mean, label="games", seed=1)
+    assert fit.slope == pytest.approx(slopes.mean(), abs=1e-12) and fit.ci[0] < fit.slope < fit.ci[1]
+    assert fit.method == "mean of per-game slopes, bootstrap over games" and not fit.noise_floor
+    trimmed = fit_per_unit(x, S, statistic=lambda s: trim_mean(s, 0.1), window=(20, 500), seed=1)
+    assert trimmed.window == (20.0, 500.0) and trimmed.n_points == int(((x >= 20) & (x <= 500)).sum())
+    assert fit_per_unit(x, _units(slopes, x, noise=3.0), seed=1).noise_floor  # log noise sd 3: a floor
+    with pytest.raises(ValueError, match="samples must have shape"):
+        fit_per_unit(x, S[:, :3])
+    with pytest.raises(TypeError, match="statistic"):
+        fit_per_unit(x, S, statistic="mean")
+
+
+def test_geometric_mean_fit_equals_the_mean_unit_slope():
+    from theorylab.core.rates import fit_geometric_mean
+
+    x = np.geomspace(256, 2048, 4)
+    slopes = np.linspace(-0.7, -0.3, 32)
+    S = _units(slopes, x, noise=0.01)
+    fit = fit_geometric_mean(x, S, label="instances", seed=3)
+    per = [np.polyfit(np.log(x), np.log(row), 1)[0] for row in S]
+    assert fit.slope == pytest.approx(np.mean(per), abs=1e-12) and fit.ci[0] < fit.slope < fit.ci[1]
+    assert fit.method == "bootstrap over instances (geometric mean)" and not fit.noise_floor
+    assert fit.y == pytest.approx(np.exp(np.log(S).mean(0)))
+    assert fit_geometric_mean(x, _units(slopes, x, noise=3.0), seed=3).noise_floor
+
+
+def test_curve_slope_of_a_closed_form_curve_and_rate_fit_power():
+    from theorylab.core import fit_loglog
+    from theorylab.core.rates import curve_slope
+
+    x = np.geomspace(1e-3, 1e-1, 5)
+    assert curve_slope(x, 3 * x**0.75) == pytest.approx(0.75, abs=1e-12)
+    bent = x**0.5 * (1 + x)
+    assert curve_slope(x, bent) == pytest.approx(np.polyfit(np.log(x), np.log(bent), 1)[0], abs=0)
+    assert curve_slope(x, bent, window=(None, 1e-2)) < curve_slope(x, bent)
+    with pytest.raises(ValueError, match="positive"):
+        curve_slope(x, -bent)
+    f = fit_loglog(x, samples=np.abs(np.random.default_rng(0).normal(1, 0.1, (50, 5))) * x**0.25, seed=0)
+    g = f.power(2.0)
+    assert (g.slope, g.intercept, g.ci, g.stderr) == (2 * f.slope, 2 * f.intercept, (2 * f.ci[0], 2 * f.ci[1]),
+                                                      2 * f.stderr)
+    assert g.y == pytest.approx(f.y**2) and g.y_se == pytest.approx(2 * f.y * f.y_se)
+    with pytest.raises(ValueError, match="k"):
+        f.power(0.0)

@@ -234,7 +234,7 @@ def test_claims_and_their_points_run_on_a_local_cluster_and_equal_the_serial_run
         workers = set(client.scheduler_info()["workers"])
         on_dask = dask_backend.run_claims(claims, "ci", 11, client, cache=cache)
         n_calls = len(calls(calls_dir))
-        # a rerun on the cluster is served from the cache the workers wrote (claims and points)
+        # a --force rerun on the cluster recomputes the claims and their points (issue 30: at every level)
         rerun = dask_backend.run_claims(claims[:2], "ci", 11, client, cache=cache, force=True)
         n_rerun_calls = len(calls(calls_dir)) - n_calls
         # a sweep given the scheduler's address connects to it (once per process) and runs there
@@ -255,9 +255,9 @@ def test_claims_and_their_points_run_on_a_local_cluster_and_equal_the_serial_run
     ran_on = set(on_dask[0].data["worker"]) | set(on_dask[1].data["worker"]) | set(direct["worker"])
     assert len(ran_on) == 2  # 15 points over two single-threaded workers: both took some
     assert set(direct["worker"]) <= workers
-    assert n_calls == 2 * 6 and n_rerun_calls == 0  # force=True reran the claims, the points came from the cache
-    for r, d in zip(rerun, on_dask):
-        pd.testing.assert_frame_equal(r.data, d.data)
+    assert n_calls == 2 * 6 and n_rerun_calls == 2 * 6  # force=True reran the claims and every point
+    for r, d in zip(rerun, on_dask):  # recomputed anywhere on the cluster: the same numbers
+        pd.testing.assert_frame_equal(r.data[["x", "v", "seed"]], d.data[["x", "v", "seed"]])
 
 
 def test_an_unreachable_scheduler_fails_fast_naming_the_address(monkeypatch):
@@ -321,3 +321,47 @@ def test_ctrl_c_at_the_client_stops_the_claims_running_on_the_workers(calls_dir)
         n_after_stop = len(calls(calls_dir))
         time.sleep(1.5)
         assert len(calls(calls_dir)) == n_after_stop < 20  # 40 points x 0.25 s uninterrupted
+
+
+# ------------------------------------------------------------------------------ longest first (issue 29)
+ORDER = []
+
+
+def ordered(*, x, seed):
+    ORDER.append(x)
+    return {"x2": x * x}
+
+
+def test_longest_first_orders_by_recorded_time_unknown_first():
+    from theorylab.core.sweep import longest_first
+
+    ids = ["a", "b", "c", "d", "e"]
+    assert longest_first([0, 1, 2, 3, 4], ids, {"a": 1.0, "b": 5.0, "d": 3.0}) == [2, 4, 1, 3, 0]
+    assert longest_first([3, 0], ids, {}) == [3, 0]
+
+
+def test_points_are_recorded_and_submitted_longest_first_with_the_same_numbers(tmp_path):
+    """A sweep records each point's time (in the process and the cache folder); the next run on a cluster
+    submits its points longest-first by those times (one single-threaded worker runs them in that order), and
+    the rows, in grid order, equal a serial run's."""
+    distributed = pytest.importorskip("distributed")
+    import importlib
+
+    S = importlib.import_module("theorylab.core.sweep")  # the module (theorylab.core.sweep is the function)
+
+    cache = Cache(tmp_path / "c")
+    points = grid(x=[1, 2, 3, 4, 5])
+    with using_run(cache=cache, claim_key="sweeptest:order"):
+        serial = sweep(ordered, points, seed=4)
+    name = f"sweeptest:order:{ordered.__module__}.{ordered.__qualname__}"
+    assert set(S.recorded_times(name, cache)) == {S._point_id(p) for p in points}  # recorded, also on disk
+    assert set(S.recorded_times(name, None)) == set(S.recorded_times(name, cache))
+    fake = {S._point_id(p): t for p, t in zip(points, [0.3, 5.0, 0.1, 2.0, 1.0])}  # x = 2 was the longest
+    S._record_times("sweeptest:lpt", None, fake)
+    ORDER.clear()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as client:
+        on_dask = sweep(ordered, points, seed=4, executor="dask", scheduler=client, cache=False,
+                        cache_key="sweeptest:lpt")
+    assert ORDER == [2, 4, 5, 1, 3]
+    pd.testing.assert_frame_equal(on_dask, serial)

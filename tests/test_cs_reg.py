@@ -8,6 +8,7 @@ import pytest
 from theorylab.core import run_claim
 from theorylab.exact import _kernels_cs_regularizers as K
 from theorylab.exact import cs_regularizers as R
+from theorylab.core import clear_experiments
 
 
 def _C(N=6, seed=0):
@@ -90,12 +91,12 @@ def test_mutation_wrong_exponent_is_caught(monkeypatch):
     from theorylab.core.checks import REGISTRY
 
     monkeypatch.setitem(R.REGULARIZERS, "osb", (K.TER, 8, "one_sided"))
-    V._forms.cache_clear()
+    clear_experiments()
     try:
         r = run_claim(REGISTRY.claims["cs_reg:value_equals_lagrange_form"], "ci", seed=0)
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V._forms.cache_clear()
+        clear_experiments()
 
 
 @pytest.mark.parametrize("call, name", [

@@ -8,6 +8,7 @@ import pytest
 from theorylab.core import SimulationDiverged
 from theorylab.zeroth import estimators as E
 from theorylab.zeroth import oracles as O
+from theorylab.core import clear_experiments
 
 
 def _zoo():
@@ -194,12 +195,12 @@ def test_mutation_missized_sphere_is_caught_by_the_mse_claim(monkeypatch):
     claim = REGISTRY.claims["dap:mse_sphere"]
     small = {"trials": 5000}
     real = E.law_scale
-    V.mse_trials.cache_clear()
+    clear_experiments()
     try:
         assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        V.mse_trials.cache_clear()
+        clear_experiments()
         monkeypatch.setattr(E, "law_scale", lambda law, d: np.sqrt(d + 2.0) if law == "sphere" else real(law, d))
         r = run_claim(claim, "ci", seed=0, overrides=small)
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.mse_trials.cache_clear()
+        clear_experiments()

@@ -9,6 +9,7 @@ from scipy.optimize import minimize_scalar
 from theorylab.core import spawn_seeds
 from theorylab.stochastic import _kernels_dro as K
 from theorylab.stochastic import dro as D
+from theorylab.core import clear_experiments
 
 rng = np.random.default_rng(0)
 A, b, x = rng.normal(size=(50, 4)), rng.normal(size=50), rng.normal(size=4)
@@ -140,13 +141,13 @@ def test_mutation_missing_half_in_psi_star_is_caught(monkeypatch):
         return {**out, "d_eta": 1.0 - 2.0 * (1.0 - out["d_eta"]), "d2_eta": 2.0 * out["d2_eta"]}
 
     monkeypatch.setattr(D, "block_derivatives", broken)
-    V.smooth_sweep.cache_clear()
+    clear_experiments()
     try:
         r = run_claim(REGISTRY.claims["dro_dsgdc:eta_block_smooth"], "ci", seed=0,
                       overrides={"n_runs": 2, "n_iter": 20})
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.smooth_sweep.cache_clear()
+        clear_experiments()
 
 
 def test_divergence_is_reported():
@@ -223,7 +224,7 @@ def test_mutation_psi_star_without_positive_part_in_the_solver_is_caught(monkeyp
 
     claim = REGISTRY.claims["dro_dsgdc:dsgdc_eta_with_inactive_samples"]
     small = {"n_runs": 3, "n_iter": 60}          # the broken eta jumps to the batch mean loss at every step
-    V.inactive_sweep.cache_clear()               # (the intact claim is run at ci by tests/test_validations.py)
+    clear_experiments()               # (the intact claim is run at ci by tests/test_validations.py)
     try:
         monkeypatch.setattr(K, "batch_gradient", batch_gradient)
         monkeypatch.setattr(K, "full_gradient_norm", full_gradient_norm)
@@ -231,7 +232,7 @@ def test_mutation_psi_star_without_positive_part_in_the_solver_is_caught(monkeyp
         r = run_claim(claim, "ci", seed=0, overrides=small)
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.inactive_sweep.cache_clear()
+        clear_experiments()
 
 
 def test_eta_star_is_the_dual_optimum_with_most_samples_inactive():

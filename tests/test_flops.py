@@ -8,6 +8,7 @@ import pytest
 from theorylab.core import spawn_seeds
 from theorylab.zeroth import allocation as A
 from theorylab.zeroth import _kernels_allocation as K
+from theorylab.core import clear_experiments
 
 
 @pytest.fixture(scope="module")
@@ -152,16 +153,16 @@ def test_mutation_missing_per_sample_average_is_caught(monkeypatch):
 
     claim = REGISTRY.claims["flops:neyman_variance_ratio"]
     small = {"reps": 600}
-    V.mc_sweep.cache_clear()
+    clear_experiments()
     try:
         assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        V.mc_sweep.cache_clear()
+        clear_experiments()
         intact = A._weights
         monkeypatch.setattr(A, "_weights", lambda n, weighting: intact(n, "per_query"))
         r = run_claim(claim, "ci", seed=0, overrides=small)
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.mc_sweep.cache_clear()
+        clear_experiments()
 
 
 def test_collapsed_gaussian_draw_has_the_query_covariance():

@@ -8,6 +8,7 @@ import pytest
 from theorylab.core import spawn_seeds
 from theorylab.stochastic import _kernels_fsgdm as K
 from theorylab.stochastic import fsgdm as F
+from theorylab.core import clear_experiments
 
 LAM = np.geomspace(1e-3, 1.0, 10)
 
@@ -109,13 +110,13 @@ def test_mutation_wrong_sign_in_transfer_is_caught(monkeypatch):
 
     intact = F.transfer_power
     monkeypatch.setattr(F, "transfer_power", lambda omega, u, v=1.0: intact(np.pi - np.asarray(omega), u, v))
-    V.band_sweep.cache_clear()
+    clear_experiments()
     try:
         r = run_claim(REGISTRY.claims["fsgdm:transfer_periodogram"], "ci", seed=0,
                       overrides={"n": 2**15, "n_runs": 4, "seglen": 4096})
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.band_sweep.cache_clear()
+        clear_experiments()
 
 
 def test_divergence_is_reported():

@@ -12,6 +12,7 @@ import pytest
 from theorylab.core import spawn_seeds
 from theorylab.games import _kernels as K
 from theorylab.games import matrix_games as M
+from theorylab.core import clear_experiments
 
 A10 = M.random_payoff_games(10, 3, seed=1)
 A67 = M.random_payoff_games(6, 2, d2=7, seed=2)
@@ -220,12 +221,12 @@ def test_mutation_anchor_never_updated_is_caught(monkeypatch):
         return intact(A, method, **kw)
 
     monkeypatch.setattr(M, "run_dynamics", broken)
-    V.fig1_sweep.cache_clear()
+    clear_experiments()
     try:
         r = run_claim(REGISTRY.claims["gabp:full_rate_gabp"], "ci", seed=0, overrides={"n_games": 20})
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.fig1_sweep.cache_clear()
+        clear_experiments()
 
 
 def test_eta_outside_the_theorem_warns_and_runs():
@@ -292,7 +293,7 @@ def test_final_gap_rows_state_t_sigma_and_the_equal_t_sigma_comparison_runs():
     eq = REGISTRY.claims["gabp:gabp_final_gap_equal_tsigma"]
     assert V.FULL_CFG["apga_tsigma10"] == {**V.FULL_CFG["apga"], "T_sigma": tg}
     assert f"T_sigma = {tg} for both" in eq.statement
-    V.fig1_sweep.cache_clear()
+    clear_experiments()
     try:
         r = run_claim(eq, "ci", seed=0, overrides={"n_games": 20})
         assert f"T_sigma: GABP {tg}, APGA {tg}" in r.note
@@ -302,4 +303,4 @@ def test_final_gap_rows_state_t_sigma_and_the_equal_t_sigma_comparison_runs():
         np.testing.assert_array_equal(r.data.gap_gabp.to_numpy(), u.data.gap_gabp.to_numpy())
         assert not np.array_equal(r.data.gap_apga.to_numpy(), u.data.gap_apga.to_numpy())
     finally:
-        V.fig1_sweep.cache_clear()
+        clear_experiments()

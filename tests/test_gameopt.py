@@ -10,6 +10,7 @@ import pytest
 
 from theorylab.gp import gameopt as G
 from theorylab.gp import priors
+from theorylab.core import clear_experiments
 
 SIZES = (5,) * 6
 SMALL = (3, 2, 4)
@@ -133,12 +134,12 @@ def test_mutation_one_round_best_response_is_caught(monkeypatch):
         return intact(utility, x0, max_rounds=1)
 
     monkeypatch.setattr(G, "iterated_best_response", broken)
-    V.ibr_table.cache_clear()
+    clear_experiments()
     try:
         r = run_claim(REGISTRY.claims["gameopt:ibr_reaches_equilibrium"], "ci", seed=0, overrides={"n_instances": 8})
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.ibr_table.cache_clear()
+        clear_experiments()
 
 
 def test_bad_input_names_the_argument():

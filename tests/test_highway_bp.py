@@ -7,6 +7,7 @@ import pytest
 from theorylab.core import run_claim
 from theorylab.exact import _kernels_highway as K
 from theorylab.exact import highway as H
+from theorylab.core import clear_experiments
 
 
 def _inst(L=6, n=5, seed=0, kind="mlp"):
@@ -85,7 +86,7 @@ def test_mutation_off_by_one_iteration_is_caught(monkeypatch):
     monkeypatch.setattr(H, "highway_bp", broken)
     import theorylab.validations.highway_bp as V
 
-    V.identity_sweep.cache_clear()
+    clear_experiments()
     try:
         from theorylab.core.checks import REGISTRY
 
@@ -93,7 +94,7 @@ def test_mutation_off_by_one_iteration_is_caught(monkeypatch):
             r = run_claim(REGISTRY.claims[f"highway_bp:{cid}"], "ci", seed=0)
             assert r.verdict == "not reproduced", (cid, r.measured)
     finally:
-        V.identity_sweep.cache_clear()
+        clear_experiments()
 
 
 def test_mutation_bound_exponent_is_caught(monkeypatch):

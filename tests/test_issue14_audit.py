@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 from theorylab import cli
-from theorylab.core import Cache, grid, sweep, using_run
+from theorylab.core import Cache, clear_experiments, grid, sweep, using_run
 from theorylab.core.cache import CacheWarning
 from theorylab.core.checks import discover, run_claim
 
@@ -195,7 +195,7 @@ def test_a_real_claim_stores_its_sweep_points_and_recomputes_only_missing_ones(m
     # the claim entry lost (a kill after the last point, before the claim was stored) and three
     # points lost (in flight); reset: the in-process memo of the sweep, so the claim really runs it
     first, again, first_calls = rerun_after_losing_points(c, 7, calls, slice(None, 9, 3),
-                                                          reset=V.cos_sweep.cache_clear)
+                                                          reset=clear_experiments)
     assert len(first_calls) == c.params("ci")["i_max"] + 1  # one entry per sweep point
     assert again.measured_value == first.measured_value
 

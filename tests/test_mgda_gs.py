@@ -11,6 +11,7 @@ import pytest
 from theorylab.core import SimulationDiverged
 from theorylab.multiobjective import _kernels_mgda as KR
 from theorylab.multiobjective import mgda as M
+from theorylab.core import clear_experiments
 
 P = M.logcosh_exp_problem(K=3, d=6, seed=1)
 Q = M.quadratic_mo_problem(K=3, d=5, seed=2)
@@ -202,12 +203,12 @@ def test_mutation_wrong_beta_exponent_is_caught(monkeypatch):
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
 
-    V.far_field_sweep.cache_clear()
+    clear_experiments()
     monkeypatch.setattr(M, "BETA_EXPONENT", 1.0)
     try:
         r = run_claim(REGISTRY.claims["mgda_gs:avg_ca_distance_rate_far_field"], "ci", seed=0)
     finally:
-        V.far_field_sweep.cache_clear()      # no mutated numbers left in the memo for later tests
+        clear_experiments()      # no mutated numbers left in the memo for later tests
     assert r.verdict == "not reproduced"
 
 

@@ -7,6 +7,7 @@ import pytest
 from theorylab.core import SimulationDiverged, spawn_seeds
 from theorylab.zeroth import _kernels_saddle as K
 from theorylab.zeroth import saddle as S
+from theorylab.core import clear_experiments
 
 
 def test_ball_marginal_matches_monte_carlo():
@@ -151,16 +152,16 @@ def test_mutation_wrong_finite_difference_step_is_caught(monkeypatch):
 
     claim = REGISTRY.claims["quantum_sosp:zeroth_order_crossover"]
     small = {"n_runs": 400, "n_bisect": 12}
-    V.critical_sample.cache_clear()
+    clear_experiments()
     try:
         assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        V.critical_sample.cache_clear()
+        clear_experiments()
         intact = S.fd_step
         monkeypatch.setattr(S, "fd_step", lambda nu: 1.2 * intact(nu))
         r = run_claim(claim, "ci", seed=0, overrides=small)
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.critical_sample.cache_clear()
+        clear_experiments()
 
 
 def test_value_adversary_uses_the_whole_admissible_range():

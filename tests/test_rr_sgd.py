@@ -8,6 +8,7 @@ from theorylab.core import SimulationDiverged, spawn_seeds
 from theorylab.markov import (PairAverages, Problem, cos_problem, divergence_bound, logistic_problem,
                               quadratic_problem, rr_estimate, run_pair, run_pair_numpy, softplus_problem)
 from theorylab.markov import _kernels as K
+from theorylab.core import clear_experiments
 
 
 def test_problem_constants():
@@ -157,12 +158,12 @@ def test_mutation_wrong_hessian_is_caught_by_the_remainder_rate(monkeypatch):
     small = {"i_max": 4}
     p = cos_problem()
     broken = Problem(p.name, p.kind, p.theta_star, 2.0 * p.H, p.Sigma_eps, p.third, p.args, mu=p.mu)
-    V.cos_sweep.cache_clear()
+    clear_experiments()
     try:
         assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        V.cos_sweep.cache_clear()
+        clear_experiments()
         monkeypatch.setattr(V, "cos_problem", lambda: broken)
         r = run_claim(claim, "ci", seed=0, overrides=small)
         assert r.verdict == "not reproduced", r.measured
     finally:
-        V.cos_sweep.cache_clear()
+        clear_experiments()

@@ -7,6 +7,7 @@ import pytest
 from theorylab.core import spawn_seeds
 from theorylab.zeroth import _kernels_stp as K
 from theorylab.zeroth import stp as S
+from theorylab.core import clear_experiments
 
 LAM8 = np.geomspace(1.0, 10.0, 8)
 
@@ -107,7 +108,7 @@ def test_mutation_step_with_a_spurious_one_over_d_is_caught(monkeypatch):
 
     claims = [REGISTRY.claims[f"stp:{c}"] for c in ("contraction_exact", "gap_slope_d")]
     small = {"dims": (8, 16, 32), "n_paths": 16}
-    V.contraction_sweep.cache_clear()
+    clear_experiments()
     try:
         intact = S.run_stp
 
@@ -119,7 +120,7 @@ def test_mutation_step_with_a_spurious_one_over_d_is_caught(monkeypatch):
             r = run_claim(c, "ci", seed=0, overrides=small)
             assert r.verdict == "not reproduced", (c.id, r.measured)
     finally:
-        V.contraction_sweep.cache_clear()
+        clear_experiments()
 
 
 @pytest.mark.parametrize("kwargs, name", [

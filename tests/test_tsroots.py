@@ -11,6 +11,7 @@ import pytest
 
 from theorylab.gp import priors as P
 from theorylab.gp import tsroots as T
+from theorylab.core import clear_experiments
 
 
 def _post(d=1, m=5, seed=0, noise=1e-3, ell=0.3):
@@ -120,12 +121,12 @@ def test_mutation_wrong_upper_boundary_sign_is_caught(monkeypatch):
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
 
-    V.completeness_sweep.cache_clear()
+    clear_experiments()
     monkeypatch.setattr(T, "_boundary_h", lambda f, df: (f[0] * df[0], f[1] * df[1]))
     try:
         r = run_claim(REGISTRY.claims["tsroots:candidates_complete_1d"], "ci", seed=0)
     finally:
-        V.completeness_sweep.cache_clear()
+        clear_experiments()
     assert r.verdict == "not reproduced"
 
 
@@ -181,7 +182,7 @@ def test_broken_candidate_generator_is_not_reproduced(monkeypatch, claim_id, bre
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
 
-    V.completeness_sweep.cache_clear()
+    clear_experiments()
     if breakage == "boundary_dropped":
         original = T.candidate_set
         monkeypatch.setattr(T, "candidate_set", lambda f: _drop_boundary(original(f)))
@@ -191,7 +192,7 @@ def test_broken_candidate_generator_is_not_reproduced(monkeypatch, claim_id, bre
         small = dict(n_samples=12) if claim_id.endswith("1d") else dict(n_samples=6, n_grid=100)  # cheap: a few
         r = run_claim(REGISTRY.claims[f"tsroots:{claim_id}"], "ci", seed=0, overrides=small)   # samples suffice
     finally:
-        V.completeness_sweep.cache_clear()
+        clear_experiments()
     assert r.verdict == "not reproduced", (r.verdict, r.measured, r.note)
     assert r.measured_value >= 1  # a count of failing samples
 
@@ -203,7 +204,7 @@ def test_mixed_only_claim_fails_when_tsroots_rule_misses(monkeypatch):
     from theorylab.core import run_claim
     from theorylab.core.checks import REGISTRY
 
-    V.mixed_only_sweep.cache_clear()
+    clear_experiments()
     original = T.minimiser_candidates
     monkeypatch.setattr(T, "minimiser_candidates",
                         lambda C, *, rule="tsroots", sigma_f=1.0: original(
@@ -212,5 +213,5 @@ def test_mixed_only_claim_fails_when_tsroots_rule_misses(monkeypatch):
         r = run_claim(REGISTRY.claims["tsroots:mixed_only_misses_minimiser_1d"], "ci", seed=0,
                       overrides=dict(n_samples=200))
     finally:
-        V.mixed_only_sweep.cache_clear()
+        clear_experiments()
     assert r.verdict == "not reproduced", (r.verdict, r.measured)

@@ -15,6 +15,7 @@ from theorylab.core.seeding import spawn_seeds
 from theorylab.tv import _kernels as K
 from theorylab.tv.equivalence import PRIMES, _modular_arrays
 from theorylab.tv.estimators import _cdf, coupling_parts
+from theorylab.core import clear_experiments
 
 
 # --------------------------------------------------------------------------- helpers
@@ -373,7 +374,7 @@ def test_time_cubic_in_k_stores_its_sweep_points_and_recomputes_only_missing_one
     # reset: the in-process memo shared with the figure, so that the claim really runs its sweep
     first, again, first_calls = rerun_after_losing_points(
         REGISTRY.claims["tv_distance:equivalence_time_cubic_in_k"], 2, calls, slice(2, 3),
-        overrides=dict(n=40, ks=(3, 4, 6, 8), repeat=1), reset=V._equiv_timings.cache_clear)
+        overrides=dict(n=40, ks=(3, 4, 6, 8), repeat=1), reset=clear_experiments)
     assert len(first_calls) == 4
     assert again.measured_value == first.measured_value
     assert again.data.ops.tolist() == first.data.ops.tolist()

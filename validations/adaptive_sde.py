@@ -30,6 +30,8 @@ from theorylab.sde.experiments import (H10, HA as _HA, adaptive_cases as _adapti
                                        stationary_sweep as _stationary_sweep)
 from theorylab.sde.measure import weak_error_sup
 from theorylab.sde.mlp import MLPRegression, run_mlp_coupled
+from theorylab.core.evidence import z_of
+from theorylab.core.rates import curve_slope
 
 PAPER = Paper(id="adaptive_sde",
               title="Adaptive Methods through the Lens of SDEs: Theoretical Insights on the Role of Noise",
@@ -74,7 +76,7 @@ def em_weak_order_gbm(*, n_paths, levels, seed):
 
 def _weak_slope(fit, df):
     """Slope 1 with the pre-asymptotic allowance |slope of the exact error curve - 1| on the window."""
-    exact = float(np.polyfit(np.log(df.h), np.log(df.weak_exact), 1)[0])
+    exact = curve_slope(df.h.to_numpy(dtype=float), df.weak_exact.to_numpy(dtype=float))
     return Slope(fit=fit, predicted=1.0, tol=abs(exact - 1), data=df,
                  note=f"exact weak-error curve has slope {exact:.3f} on this window (tol = its distance to 1); "
                       f"CI by bootstrap over paths (the levels share each path's Brownian increments, so their "
@@ -317,7 +319,7 @@ def signsgd_phase1_bound(*, n_paths, eta, seed):
     w = int(np.argmax(gap))
     df = pd.DataFrame({"t": run.t, "mean": m, "se": se, "bound": law})
     v = gap[w]
-    s = se[1:][w] / law[1:][w] * 1.96
+    s = se[1:][w] / law[1:][w] * z_of(0.95)
     return Bound(value=float(v), bound=0.0, side="<=", ci=(float(v - s), float(v + s)), data=df,
                  note=f"largest (E f - bound) / bound over t <= 0.8 T*, at t = {run.t[1:][w]:.3g}")
 
@@ -341,9 +343,8 @@ def signsgd_phase3_rate_constant(*, n_paths, eta, sigmas, seed):
     df = _phase3_rates(n_paths=n_paths, eta=eta, sigmas=(1.0,), seed=seed)
     r = df.iloc[0]
     lin = 1 - float(sign_mean(0.5)) / (np.sqrt(2 / np.pi) * 0.5)
-    return Estimate(value=r.ratio, ci=(r.ratio - 1.96 * r.se / r.predicted, r.ratio + 1.96 * r.se / r.predicted),
-                    predicted=1.0, rtol=lin, data=df,
-                    note=f"rtol = 1 - erf(Y0/sqrt2) / (sqrt(2/pi) Y0) = {lin:.3f} at Y0 = 1/2 (erf is sub-linear)")
+    return Estimate.from_se(r.ratio, r.se / r.predicted, 1.0, rtol=lin, data=df,
+                            note=f"rtol = 1 - erf(Y0/sqrt2) / (sqrt(2/pi) Y0) = {lin:.3f} at Y0 = 1/2 (erf is sub-linear)")
 
 
 _DRIFT = {"ci": dict(n_draws=200_000), "full": dict(n_draws=4_000_000)}
@@ -372,9 +373,8 @@ def signsgd_drift_cdf(*, n_draws, seed):
     k = z.size
     # Estimate of chi2 / k (mean of squared z-scores of independent cells) against 1, with its sampling
     # spread sqrt(2 / k) (the sd of chi2_k / k)
-    return Estimate(value=chi2 / k, ci=(chi2 / k - 1.96 * np.sqrt(2 / k), chi2 / k + 1.96 * np.sqrt(2 / k)),
-                    predicted=1.0, max_ci_width=2.0, data=df,
-                    note=f"mean of z^2 over {k} (noise, Y) cells; z = (mean - S(Y)) / se; max |z| = {np.abs(z).max():.2f}")
+    return Estimate.from_se(chi2 / k, np.sqrt(2 / k), 1.0, max_ci_width=2.0, data=df,
+                            note=f"mean of z^2 over {k} (noise, Y) cells; z = (mean - S(Y)) / se; max |z| = {np.abs(z).max():.2f}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -398,10 +398,10 @@ def _adaptive_claim(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed
     value = float(df.ratio.mean())
     se = float(np.sqrt(np.sum(r ** 2)) / k)
     w = int(np.argmax(np.abs(df.ratio - 1)))
-    return Estimate(value=value, ci=(value - 1.96 * se, value + 1.96 * se), predicted=1.0, rtol=rtol, data=df,
-                    note=f"mean of measured / predicted over {k} (sigma, theta) cases (per case in the data; farthest "
-                         f"sigma={df.sigma[w]}, theta={df.theta[w]}: {df.ratio[w]:.3f}); "
-                         f"rtol = eta a_max{' + a_max / rho1' if optimizer == 'adamw' else ''} = {rtol:.3g}")
+    return Estimate.from_se(value, se, 1.0, rtol=rtol, data=df,
+                            note=f"mean of measured / predicted over {k} (sigma, theta) cases (per case in the data; farthest "
+                                 f"sigma={df.sigma[w]}, theta={df.theta[w]}: {df.ratio[w]:.3f}); "
+                                 f"rtol = eta a_max{' + a_max / rho1' if optimizer == 'adamw' else ''} = {rtol:.3g}")
 
 
 @claim(PAPER, "rmspropw_asymptotic_loss", source="third-party", ref="Lemma C.57-type", citation="Lemma C.57-type stationary covariance (eta/2)(H Sigma^-1/2 + theta I)^-1 "
@@ -475,9 +475,9 @@ def _scaling_stationary(optimizer, *, seed, **kw):
     # delta method with the covariance: path i of every kappa runs on the same per-path seed (paired)
     ratio, se = paired_ratio(tails[k], tails[1])
     pred = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
-    return Estimate(value=ratio, ci=(ratio - 1.96 * se, ratio + 1.96 * se), predicted=1.0, rtol=_rtol_scaling(kw),
-                    data=df, note=f"E f(kappa = {k}) / E f(kappa = 1), time average over the second half; "
-                                  f"levels {m1:.4g} and {mk:.4g}, formula {pred:.4g}")
+    return Estimate.from_se(ratio, se, 1.0, rtol=_rtol_scaling(kw),
+                            data=df, note=f"E f(kappa = {k}) / E f(kappa = 1), time average over the second half; "
+                                          f"levels {m1:.4g} and {mk:.4g}, formula {pred:.4g}")
 
 
 @claim(PAPER, "rmspropw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
@@ -564,7 +564,7 @@ def trajectories_phases(*, eta, n_paths, t_end, seed):
             m, se = run.mean(), run.se()
             line = ax.plot(run.t, m, "-" if kind == "optimizer" else "--", label=f"{sym('sigma')} = {s:g}, {kind}",
                            color=f"C{j}")
-            ax.fill_between(run.t, m - 1.96 * se, m + 1.96 * se, color=line[0].get_color(), alpha=0.2)
+            ax.fill_between(run.t, m - z_of(0.95) * se, m + z_of(0.95) * se, color=line[0].get_color(), alpha=0.2)
             rows += [dict(sigma=s, kind=kind, t=t, mean=a, se=b) for t, a, b in zip(run.t, m, se)]
     ax.set_yscale("log")
     ax.set_xlabel(r"$t = k\eta$")
@@ -585,7 +585,7 @@ def stationary_vs_sigma(*, eta, sigmas, n_paths, t_avg, seed):
     for j, (opt, slope) in enumerate((("signsgd", 1.0), ("sgd", 2.0))):
         df = _stationary_sweep(opt, eta=eta, sigmas=sigmas, n_paths=n_paths, t_avg=t_avg, seed=seed)
         fit = fit_loglog(df.sigma.values, df["mean"].values, y_se=df.se.values, seed=seed)
-        loglog_rate(ax, df.sigma, df["mean"], fit=fit, yerr=1.96 * df.se, label=opt, color=f"C{j}")
+        loglog_rate(ax, df.sigma, df["mean"], fit=fit, yerr=z_of(0.95) * df.se, label=opt, color=f"C{j}")
         theory_line(ax, df.sigma.to_numpy(dtype=float), df.predicted.to_numpy(dtype=float),
                     label=f"{opt} closed form", slope=slope)
         frames.append(df.assign(optimizer=opt))
@@ -679,7 +679,7 @@ def scaling_rule_per_sample(*, seed, **kw):
         for j, kappa in enumerate(kw["kappas"]):
             d = df[df.kappa == kappa]
             ax.plot(d.samples, d["mean"], color=f"C{j}", label=f"{sym('kappa')} = {kappa}")
-            ax.fill_between(d.samples, d["mean"] - 1.96 * d.se, d["mean"] + 1.96 * d.se, color=f"C{j}", alpha=0.2)
+            ax.fill_between(d.samples, d["mean"] - z_of(0.95) * d.se, d["mean"] + z_of(0.95) * d.se, color=f"C{j}", alpha=0.2)
         samples = np.sort(df.samples.unique()).astype(float)
         f_inf = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
         theory_line(ax, samples, np.full(samples.size, f_inf), label="asymptotic loss")

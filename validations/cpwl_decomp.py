@@ -25,7 +25,6 @@ Two checks rest on reconstructions, not on the paper's text (which could not be 
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import numpy as np
@@ -40,6 +39,7 @@ from theorylab.cpwl.experiments import (check_irreducible, check_minimal_vertice
                                         check_tran_wang, check_unique_1d, instance_suite, median_function)
 from theorylab.core.seeding import child_seed
 from theorylab.core.sweep import sweep
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="cpwl_decomp",
@@ -51,7 +51,7 @@ PAPER = Paper(
 ABSTRACT = "abstract (arXiv:2410.04907)"
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER, disk=False)
 def _suite(n_random, seed):
     return instance_suite(n_random, seed)
 

@@ -17,16 +17,17 @@ Checks:
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Estimate, Proportion, Identity, Paper, child_seed, claim, figure
+from theorylab.core.evidence import z_of
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import cs_regularizers as R
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="cs_reg",
@@ -142,7 +143,7 @@ def forms_table(n, N, seed) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def _forms(n, N, seed):
     return forms_table(n, N, seed)
 
@@ -207,7 +208,7 @@ def binary_point(*, gamma: float, N: int, n_trials: int, starts: int, seed: int)
                              wendel=R.linf_success_probability(M, N)))
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def binary_sweep(N, gammas, n_trials, seed, n_half=None):
     """The binary protocol over the M/N grid; ``n_half`` trials at M/N = 1/2 (the l_inf midpoint), else n_trials."""
     points = [dict(gamma=g, N=N, n_trials=n_half if (n_half and math.isclose(g, 0.5)) else n_trials, starts=STARTS)
@@ -242,9 +243,9 @@ def linf_matches_wendel(*, N, gammas, n_trials, n_half, seed):
     total = float(t.n.sum())
     value = float(((t.linf - t.wendel) * t.n).sum() / total)
     se = float(np.sqrt((t.n * t.wendel * (1 - t.wendel)).sum()) / total)
-    return Estimate(value=value, ci=(value - 1.96 * se, value + 1.96 * se), predicted=0.0, data=t,
-                    note="per M/N: " + ", ".join(f"{g:.2f}: {a:.3f} vs {w:.3f}" for g, a, w in
-                                                 zip(t.gamma, t.linf, t.wendel)))
+    return Estimate.from_se(value, se, 0.0, data=t,
+                            note="per M/N: " + ", ".join(f"{g:.2f}: {a:.3f} vs {w:.3f}" for g, a, w in
+                                                         zip(t.gamma, t.linf, t.wendel)))
 
 
 AUTHORS_TRIALS = 1000   # trials per M/N in the authors' binary_recovery.m
@@ -275,14 +276,14 @@ def single_start_matches_linf(*, N, gammas, n_trials, n_half, seed):
     n = g.size()
     value = float(d.mean())
     se = float(np.sqrt((n * g.var(ddof=1).fillna(0.0)).sum()) / n.sum())
-    return Estimate(value=value, ci=(value - 1.96 * se, value + 1.96 * se), predicted=0.0, atol=MATCH_MARGIN,
-                    max_ci_width=0.2, data=per_gamma(df),
-                    note=f"trials where exactly one of the two succeeds: {int((d != 0).sum())} of {len(d)}; "
-                         f"95% interval {'inside' if -MATCH_MARGIN <= value - 1.96 * se and value + 1.96 * se <= MATCH_MARGIN else 'not inside'} "
-                         f"the stated margin +-{MATCH_MARGIN:.3f}"
-                         + (f"; offset from 0: the 95% interval excludes 0 (l_bin one start "
-                            f"{'below' if value < 0 else 'above'} l_inf)" if value - 1.96 * se > 0 or value + 1.96 * se < 0
-                            else ""))
+    half = z_of(0.95) * se
+    lo, hi = value - half, value + half
+    inside = "inside" if -MATCH_MARGIN <= lo and hi <= MATCH_MARGIN else "not inside"
+    offset = (f"; offset from 0: the 95% interval excludes 0 (l_bin one start {'below' if value < 0 else 'above'} "
+              f"l_inf)" if lo > 0 or hi < 0 else "")
+    return Estimate.from_se(value, se, 0.0, atol=MATCH_MARGIN, max_ci_width=0.2, data=per_gamma(df),
+                            note=f"trials where exactly one of the two succeeds: {int((d != 0).sum())} of {len(d)}; "
+                                 f"95% interval {inside} the stated margin +-{MATCH_MARGIN:.3f}{offset}")
 
 
 @claim(PAPER, "restarts_beat_linf_at_half", source="code", ref="binary_recovery.m, Fig. 1(a)", stream="binary", citation=CITE_BIN + "; l_inf's P = 1/2 at M = N/2 exactly (Wendel)",
@@ -344,7 +345,7 @@ def eig_point(*, gamma: float, N: int, n_trials: int, census: bool, seed: int) -
     return t
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def eig_sweep(N, gammas, n_trials, census, seed):
     return sweep(eig_point, grid(gamma=list(gammas), N=[N], n_trials=[n_trials], census=[census]),
                  seed=seed, progress=False, desc="cs_reg eigenvector recovery")

@@ -31,8 +31,6 @@ conditions (a)/(b), as the spec says.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -42,6 +40,7 @@ from theorylab.core.seeding import child_seed
 from theorylab.core.sweep import sweep
 from theorylab.zeroth.estimators import estimator_trials, zo_sgd
 from theorylab.zeroth.oracles import diagonal_quadratic, product, quadratic, quadratic_spectrum
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="dap",
@@ -60,7 +59,7 @@ DELTA_QUAD = 1.0   # central differences are exact for a quadratic at any delta;
 ROUNDING = 1e-9    # model tolerance for float rounding of exact identities
 
 
-@functools.lru_cache(maxsize=2)
+@experiment(PAPER, disk=False)
 def mse_instance():
     """The d = 20 quadratic (spectrum 0.1..1, Haar-rotated, seed 1) and a fixed point x (seed 2)."""
     oracle = quadratic(quadratic_spectrum(D_MSE, 10.0), rotate=True, seed=1)
@@ -68,7 +67,7 @@ def mse_instance():
     return oracle, x
 
 
-@functools.lru_cache(maxsize=16)
+@experiment(PAPER)
 def mse_trials(law: str, trials: int, seed: int):
     """Per trial (b = 1): the normalised squared error |est - g|^2/|g|^2 and the error along g_hat, / |g|."""
     oracle, x = mse_instance()
@@ -195,7 +194,7 @@ def tau_mse_point(point: str, law: str, b: int, trials: int, seed: int) -> np.nd
     return np.mean((est[:, mask] - g[mask]) ** 2, axis=1)
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def tau_table(point: str, laws: tuple, batches: tuple, trials: int, seed: int) -> pd.DataFrame:
     """Long table (point, law, b, trial, tau_mse); independent child seeds per (law, b)."""
     frames = []
@@ -342,7 +341,7 @@ def sgd_point(*, d: int, n_iter: int, first_path: int, n_paths: int, with_dap_es
     return pd.DataFrame(out)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def sgd_runs(d: int, n_iter: int, n_paths: int, with_dap_estimated: bool, seed: int) -> pd.DataFrame:
     """sgd_point over batches of SGD_BATCH paths (one sweep point each, every law paired within a batch)."""
     points = [dict(d=d, n_iter=n_iter, first_path=a, n_paths=min(SGD_BATCH, n_paths - a),

@@ -23,8 +23,6 @@ steps below DP-SGD's (trend).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -32,6 +30,7 @@ from theorylab.core import Bound, Estimate, Identity, Paper, bootstrap_ci, claim
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.stochastic import disk as D
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="disk_dp",
@@ -48,7 +47,7 @@ BURN = 500                            # steps discarded before stationary averag
 REC = 100                             # window length of the recorded means
 
 
-@functools.lru_cache(maxsize=2)
+@experiment(PAPER, disk=False)
 def problem(spread: float = 0.0) -> D.Quadratic:
     """The spec's d = 50 quadratic (spread = 0: one shared Hessian; spread > 0: per-sample Hessians)."""
     return D.make_quadratic(D_DIM, N_DATA, lam_min=0.05, lam_max=1.0, spread=spread, seed=20250)
@@ -136,7 +135,7 @@ def pair_point(*, kappa: float, n_runs: int, n_steps: int, seed: int) -> pd.Data
     return pd.DataFrame({"kappa": kappa, "run": np.arange(n_runs), **rows})
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def pair_sweep(n_runs, n_steps, seed):
     return sweep(pair_point, grid(kappa=list(GAMMA_OF), n_runs=[n_runs], n_steps=[n_steps]), seed=seed,
                  progress=False, desc="disk_dp DiSK vs DP-SGD")

@@ -19,8 +19,6 @@ stationary point, where 96% and 94% of the samples are inactive at the eta-optim
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -28,6 +26,7 @@ from theorylab.core import Bound, Paper, Slope, bootstrap_ci, claim, figure, fit
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.stochastic import dro as D
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="dro_dsgdc",
@@ -42,12 +41,12 @@ ROUNDING = 1e-12                                    # float rounding allowance o
 CORR_MIN = 0.8                                      # spec check 1
 
 
-@functools.lru_cache(maxsize=1)
+@experiment(PAPER, disk=False)
 def instance():
     return D.make_instance(2000, 20, seed=DATA_SEED)
 
 
-@functools.lru_cache(maxsize=1)
+@experiment(PAPER, disk=False)
 def constants():
     A, b = instance()
     return D.loss_constants(A, b, loss=LOSS)
@@ -70,7 +69,7 @@ def smooth_point(*, n_runs: int, n_iter: int, record_every: int, seed: int) -> p
                          "delta": np.tile(LADDER, R * K_), "eta": etas, **out})
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def smooth_sweep(n_runs, n_iter, record_every, seed):
     return sweep(smooth_point, grid(n_runs=[n_runs], n_iter=[n_iter], record_every=[record_every]), seed=seed,
                  progress=False, desc="dro_dsgdc smoothness samples")
@@ -151,7 +150,7 @@ def x_block_grows_with_grad(*, n_runs, n_iter, record_every, seed):
 ETA_SWEEP = -np.geomspace(10.0, 1000.0, 9)
 
 
-@functools.lru_cache(maxsize=1)
+@experiment(PAPER, disk=False)
 def erm_stationary_point():
     """x_bar with grad mean_i l_i(x_bar) = 0 (BFGS on the empirical risk, gradient norm < 1e-10)."""
     from scipy.optimize import minimize
@@ -227,7 +226,7 @@ def inactive_point(*, lam: float, n_runs: int, n_iter: int, seed: int) -> pd.Dat
                          "mean_loss": float(ell.mean())})
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def inactive_sweep(n_runs, n_iter, seed):
     return sweep(inactive_point, grid(lam=list(INACTIVE_LAMS), n_runs=[n_runs], n_iter=[n_iter]), seed=seed,
                  progress=False, desc="dro_dsgdc inactive samples")
@@ -282,7 +281,7 @@ def complexity_point(*, method: str, eps: float, n_runs: int, seed: int) -> pd.D
                          "evals": D.gradient_complexity(tr), "iterations": tr.n_records - 1})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def complexity_sweep(methods, eps, n_runs, seed):
     return sweep(complexity_point, grid(method=list(methods), eps=list(eps), n_runs=[n_runs]), seed=seed,
                  progress=False, desc="dro_dsgdc complexity")

@@ -29,8 +29,6 @@ get delta-method intervals on the log ratio.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -39,6 +37,7 @@ from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.seeding import child_seed
 from theorylab.core.sweep import grid, sweep
 from theorylab.zeroth import allocation as A
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="flops",
@@ -70,7 +69,7 @@ def mc_point(*, allocator: str, theta_norm: float, per_sample: int, reps: int, s
                          "zero_share": (n == 0).mean(1)})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def mc_sweep(allocators: tuple, theta_norm: float, per_sample: int, reps: int, seed: int) -> pd.DataFrame:
     return sweep(mc_point, grid(allocator=allocators, theta_norm=[theta_norm], per_sample=[per_sample], reps=[reps]),
                  seed=seed, progress=False, desc="flops allocators")
@@ -214,7 +213,7 @@ def draws_point(*, allocator: str, theta_norm: float, per_sample: int, draws: in
     return pd.DataFrame(out)
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def draws_sweep(allocator: str, theta_norm: float, per_sample: int, draws: int, seed: int) -> pd.DataFrame:
     return sweep(draws_point, grid(allocator=[allocator], theta_norm=[theta_norm], per_sample=[per_sample],
                                    draws=[draws]), seed=seed, progress=False, desc="flops allocation draws")
@@ -295,7 +294,7 @@ def trainer_point(*, allocator: str, theta_norm: float, per_sample: int, reps: i
                          float(A.allocation_variance(b.sigma(), A.uniform_allocation(b.B, N))[0]) / ref})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def trainer_sweep(allocator: str, theta_norm: float, per_sample: int, reps: int, chunks: int,
                   seed: int) -> pd.DataFrame:
     return sweep(trainer_point, grid(allocator=[allocator], theta_norm=[theta_norm], per_sample=[per_sample],

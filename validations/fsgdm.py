@@ -16,7 +16,6 @@ spec's noisy quadratic (d = 100, eigenvalues log-spaced in [1e-3, 1], sigma = 0.
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import numpy as np
@@ -26,6 +25,7 @@ from theorylab.core import Bound, Identity, Paper, bootstrap_ci, claim, figure
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.stochastic import fsgdm as F
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="fsgdm",
@@ -91,7 +91,7 @@ def band_point(*, stage: int, n: int, n_runs: int, seglen: int, seed: int) -> pd
                          "power": bp.ravel(), "H2": np.tile(H, n_runs)})
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def band_sweep(stages, n, n_runs, seglen, seed):
     return sweep(band_point, grid(stage=list(stages), n=[n], n_runs=[n_runs], seglen=[seglen]), seed=seed,
                  progress=False, desc="fsgdm periodograms")
@@ -160,7 +160,7 @@ def quad_point(*, method: str, u_fixed: float, n_runs: int, sigma: int, n_stages
                          "k": np.tile(np.arange(cu.shape[1]), n_runs), "loss": cu.ravel()})
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def quad_sweep(n_runs, sigma, n_stages, seed):
     # same seed for every method: paired runs share their noise draws
     parts = [sweep(quad_point, grid(method=[m], u_fixed=[uf], n_runs=[n_runs], sigma=[sigma], n_stages=[n_stages]),

@@ -14,17 +14,18 @@ d = 10 where the theorems' constants are used: L = ||A||_2, D = 2), uniform init
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Identity, Paper, RateFit, Slope, bootstrap_ci, claim, figure, fit_loglog
+from theorylab.core.rates import fit_per_unit, unit_slopes
 from theorylab.core.plotting import subplots
 from theorylab.core.seeding import child_seed
 from theorylab.core.sweep import grid, sweep
 from theorylab.games import matrix_games as M
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="gabp",
@@ -71,7 +72,7 @@ def fig1_point(*, method: str, feedback: str, d: int, n_games: int, T: int, seed
                          "t": np.tile(rec, n_games), "gap": r.gap.ravel(), "residual": r.residual.ravel()})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def fig1_sweep(methods: tuple, feedback: str, d: int, n_games: int, T: int, seed: int) -> pd.DataFrame:
     """All methods on the same games (game_seed shared; noise streams per method)."""
     gs = child_seed(seed, "gabp games", feedback) % 2**32
@@ -86,11 +87,9 @@ def _wide(df, method, column="gap"):
 
 
 def _game_slopes(t, G, window):
-    """Per-game OLS slopes of log GAP(pi^t) against log t over the window (Theorem 4.1 bounds each game)."""
-    m = (t >= window[0]) & (t <= window[1] + 1)
-    x = np.log(t[m])
-    xc = x - x.mean()
-    return (np.log(G[:, m]) @ xc) / (xc @ xc)
+    """Per-game OLS slopes of log GAP(pi^t) against log t over the window and the last iterate T + 1 (Theorem 4.1
+    bounds each game)."""
+    return unit_slopes(t, G, window=(window[0], window[1] + 1))
 
 
 TRIM = 0.1      # trimmed mean over games: each tail loses 10% of the games
@@ -107,14 +106,7 @@ def _game_slope_fit(t, G, window, seed) -> RateFit:
     mean of the gaps is dominated by the few slowest games and its bootstrap under-covers (calibration ratio
     1.5-1.6 over 20 seeds); the plain mean of per-game slopes still has a rare outlying game (ratio 1.3-1.4);
     the trimmed mean is calibrated.  Every game's slope is kept in the claim's table."""
-    s = _game_slopes(t, G, window)
-    q, lo, hi = bootstrap_ci(_trimmed, s, seed=seed)
-    m = (t >= window[0]) & (t <= window[1] + 1)
-    y = np.exp(np.log(G).mean(0))
-    intercept = float(np.mean(np.log(y[m])) - q * np.mean(np.log(t[m])))
-    return RateFit(slope=q, intercept=intercept, ci=(lo, hi), stderr=float(s.std(ddof=1) / np.sqrt(s.size)),
-                   level=0.95, method="10%-trimmed mean of per-game slopes, bootstrap over games",
-                   window=(float(window[0]), float(window[1])), n_points=int(m.sum()), noise_floor=False, x=t, y=y)
+    return fit_per_unit(t, G, window=(window[0], window[1] + 1), statistic=_trimmed, label="games", seed=seed)
 
 
 def _slope_table(t, G, window):
@@ -437,7 +429,7 @@ R_SCALES = {"ci": dict(Ts=(30000, 100000, 300000), n_games=6, d=10),
             "full": dict(Ts=(10000, 30000, 100000, 300000, 1000000), n_games=20, d=10)}
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def regret_sweep(Ts, n_games, d, seed):
     gs = child_seed(seed, "regret games") % 2**32
     return sweep(regret_point, grid(T=list(Ts), game=list(range(n_games)), n_games=[n_games], d=[d],

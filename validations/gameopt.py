@@ -19,8 +19,6 @@ independent unit of every interval.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -28,6 +26,7 @@ from theorylab.core import Bound, Identity, Paper, claim, figure, mean_ci
 from theorylab.core.plotting import subplots
 from theorylab.core.seeding import child_seed
 from theorylab.gp import gameopt as G
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="gameopt",
@@ -73,7 +72,7 @@ def game_instance(i: int, seed: int):
     return f, u, rng.integers(0, k)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def ibr_table(n_instances: int, seed: int) -> pd.DataFrame:
     """IBR-UCB on each instance, checked against the enumerated UCB of all of X."""
     k = np.array(SIZES)
@@ -179,7 +178,7 @@ def regret_runs(draw: int, seed: int, methods=("gameopt", "random"), T=T_EVAL) -
     return pd.concat(parts, ignore_index=True)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def regret_table(n_draws: int, seed: int, methods=("gameopt", "random"), T=T_EVAL) -> pd.DataFrame:
     return pd.concat([regret_runs(d, seed, methods, T) for d in range(n_draws)], ignore_index=True)
 

@@ -13,8 +13,6 @@ instances (full scale, n up to 60) use refinement against the analytic item-row 
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -22,6 +20,7 @@ from theorylab.core import Bound, Identity, Paper, claim, figure
 from theorylab.core.plotting import subplots
 from theorylab.core.seeding import spawn_seeds
 from theorylab.exact import ilp_orbits as I
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="gnn_ilp_sym",
@@ -50,7 +49,7 @@ def instance(name):
     return I.graph_colouring_ilp(tuple((v, v + 1) for v in range(V - 1)), V, K)
 
 
-@functools.lru_cache(maxsize=16)
+@experiment(PAPER, disk=False)
 def group_and_orbits(name):
     A, b, c = instance(name)
     G = I.formulation_symmetries(A, b, c)

@@ -19,8 +19,6 @@ Checks (float64, exact-kind): on residual tanh MLPs (L = 12, width 16) and a sma
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -28,6 +26,7 @@ from theorylab.core import Bound, Identity, Paper, claim, figure
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import highway as H
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="highway_bp",
@@ -69,7 +68,7 @@ def instance_point(*, kind: str, L: int, n: int, rep: int, seed: int) -> dict:
     return dict(kind=kind, rep=rep, L=L, n=J.shape[1], exact_layers=exact_layers, full_depth=full, tail_err=tail_err)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def identity_sweep(L, n, n_instances, seed):
     return sweep(instance_point, grid(kind=["mlp", "attention"], L=[L], n=[n], rep=list(range(n_instances))),
                  seed=seed, progress=False, desc="highway_bp instances")

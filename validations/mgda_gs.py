@@ -27,16 +27,16 @@ quadratic identity, the warm start by a [derived] per-iteration bound.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter
 
-from theorylab.core import Bound, Identity, Paper, RateFit, Slope, bootstrap_ci, claim, figure, spawn_seeds
+from theorylab.core import Bound, Identity, Paper, Slope, bootstrap_ci, claim, figure, spawn_seeds
+from theorylab.core.rates import fit_geometric_mean
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.multiobjective import mgda as M
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="mgda_gs",
@@ -80,7 +80,7 @@ def horizon_point(*, instance: int, horizons: list, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def horizon_sweep(n_instances, horizons, seed):
     """The instances as a sweep (per-point seeds and cache); memoised: three claims and the figure share it."""
     return sweep(horizon_point, grid(instance=list(range(n_instances)), horizons=[list(horizons)]), seed=seed,
@@ -91,36 +91,10 @@ H_SCALES = {"ci": dict(n_instances=32, horizons=(256, 512, 1024, 2048)),
             "full": dict(n_instances=64, horizons=(256, 512, 1024, 2048, 4096, 8192))}
 
 
-def _gm_loglog(Ts, samples, seed, level=0.95, n_boot=2000):
-    """Log-log slope of the geometric mean over instances (rows of ``samples``) against T, with a percentile
-    bootstrap over instances (rows resampled whole).  The per-instance averages are heavy-tailed across instances
-    (coefficient of variation about 0.75, a few instances 4x the median), so the arithmetic mean's standard error
-    trips the noise floor; the geometric mean's slope is the mean of the per-instance slopes."""
-    lx, L = np.log(Ts), np.log(samples)
-    n = L.shape[0]
-    xc = lx - lx.mean()
-
-    def slope(rows_mean):
-        return (rows_mean - rows_mean.mean(-1, keepdims=True)) @ xc / (xc @ xc)
-
-    m = L.mean(0)
-    rng = np.random.default_rng(seed)
-    boot = slope(L[rng.integers(0, n, (n_boot, n))].mean(1))
-    a = 1 - level
-    se_log = L.std(0, ddof=1) / np.sqrt(n)
-    b = float(slope(m))
-    y = np.exp(m)
-    return RateFit(slope=b, intercept=float(m.mean() - b * lx.mean()),
-                   ci=(float(np.quantile(boot, a / 2)), float(np.quantile(boot, 1 - a / 2))),
-                   stderr=float(boot.std(ddof=1)), level=level, method="bootstrap over instances (geometric mean)",
-                   window=(float(Ts.min()), float(Ts.max())), n_points=len(Ts),
-                   noise_floor=bool(se_log[np.argmin(y)] > 1 / 3), x=Ts, y=y, y_se=y * se_log)
-
-
 def _rate(df, col, variant, seed):
     tab = df[df.variant == variant].pivot(index="instance", columns="T", values=col)
     Ts = tab.columns.to_numpy(dtype=float)
-    fit = _gm_loglog(Ts, tab.to_numpy(), seed)
+    fit = fit_geometric_mean(Ts, tab.to_numpy(), label="instances", seed=seed)
     summary = pd.DataFrame(dict(T=Ts, geo_mean=fit.y, mean=tab.mean().to_numpy(),
                                 se_log=np.log(tab).std(ddof=1).to_numpy() / np.sqrt(len(tab))))
     return fit, summary
@@ -156,7 +130,7 @@ def far_field_point(*, instance: int, horizons: list, seed: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def far_field_sweep(n_instances, horizons, seed):
     return sweep(far_field_point, grid(instance=list(range(n_instances)), horizons=[list(horizons)]), seed=seed,
                  progress=False, desc="mgda_gs far field")

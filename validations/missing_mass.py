@@ -13,7 +13,6 @@ presumably the PDF's Table 2); Table 3's protocol is the authors' ga.py / ga-ana
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
@@ -30,6 +29,7 @@ from theorylab.missing_mass import (DISTRIBUTIONS, Estimator, family_optimum, br
                                     search_run, start_genome, to_estimator)
 from theorylab.missing_mass import _kernels as K
 from theorylab.missing_mass.moments import _logfact, atoms_with_mass
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="missing_mass",
@@ -96,7 +96,7 @@ def search_point(*, distribution: str, S: int, n: int, run: int, max_gen: int, v
     return r
 
 
-@functools.lru_cache(maxsize=16)
+@experiment(PAPER)
 def table3_runs(configs: tuple, seeds: int, max_gen: int, variant: str, projection: str, seed: int,
                 prune_scale: str = "normalised") -> pd.DataFrame:
     """One search run per (distribution, S, n, run index): the paper's Table 3 protocol."""
@@ -267,11 +267,11 @@ def gt_mse_monte_carlo(*, reps, seed):
     t = pd.DataFrame(rows)
     w = 1.0 / t.ratio_se.to_numpy() ** 2
     r = float(np.sum(w * t.ratio.to_numpy()) / np.sum(w))
-    half = 1.96 / np.sqrt(np.sum(w))
+    se = 1 / np.sqrt(np.sum(w))
     worst = t.loc[t.z.abs().idxmax()]
-    return Estimate(value=r, ci=(r - half, r + half), predicted=1.0, data=t,
-                    note=f"precision-weighted MC/exact over {len(t)} configurations; max |z| = {abs(worst.z):.2f} "
-                         f"({worst.distribution}, S={worst.S}, n={worst.n}, {worst.estimator})")
+    return Estimate.from_se(r, se, 1.0, data=t,
+                            note=f"precision-weighted MC/exact over {len(t)} configurations; max |z| = {abs(worst.z):.2f} "
+                                 f"({worst.distribution}, S={worst.S}, n={worst.n}, {worst.estimator})")
 
 
 @claim(PAPER, "mutation_invariance", source="paper", ref="Sec. 4", citation="Sec. 4 mutation operators (identities g(n,k) = g(n+1,k) + g(n+1,k+1))",

@@ -19,16 +19,15 @@ moment order p < nu) on F = 1/2 ||x||^2 (d = 10, ||x1|| = 1) and on the (L0, L1)
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-
 import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Paper, Slope, claim, figure, fit_loglog
+from theorylab.core.rates import curve_slope
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.stochastic import nsgdm as S
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="nsgdm_heavy",
@@ -230,8 +229,7 @@ def _ema_fit(law, nu, d, omb, n, n_runs, seed):
                progress=False, desc=f"nsgdm_heavy EMA {law} nu={nu}")
     w = df.pivot(index="run", columns="omb", values="moment_q")
     f = fit_loglog(np.array(w.columns, dtype=float), samples=w.to_numpy(), seed=seed)
-    fit = dataclasses.replace(f, slope=f.slope / Q, intercept=f.intercept / Q, ci=(f.ci[0] / Q, f.ci[1] / Q),
-                              stderr=f.stderr / Q, y=f.y ** (1 / Q), y_se=None)
+    fit = f.power(1 / Q)
     tab = pd.DataFrame({"one_minus_beta": w.columns, "scale_q": w.mean(axis=0).to_numpy() ** (1 / Q),
                         "moment_q": w.mean(axis=0).to_numpy(), "moment_q_se": w.std(axis=0).to_numpy() / np.sqrt(len(w))})
     return fit, tab
@@ -252,7 +250,7 @@ def _ema_meta(nu):
                 scales=EMA_SCALES, stream="ema")
 
 
-@functools.lru_cache(maxsize=64)
+@experiment(PAPER, disk=False)
 def _exact(nu, omb):
     return S.ema_moment_exact(nu, omb, q=Q)
 
@@ -261,8 +259,7 @@ def _ema_exact_claim(nu, omb, n, n_runs, seed):
     fit, tab = _ema_fit("student_t", nu, 1, omb, n, n_runs, seed)
     exact = np.array([_exact(nu, float(o)) for o in tab.one_minus_beta])
     tab["exact_moment_q"] = exact
-    x = np.log(tab.one_minus_beta.to_numpy(dtype=float))
-    pred = float(np.polyfit(x, np.log(exact), 1)[0]) / Q
+    pred = curve_slope(tab.one_minus_beta.to_numpy(dtype=float), exact) / Q
     asym = 1 - 1 / nu if nu < 2 else 0.5
     return Slope(fit=fit, predicted=pred, side="equal", data=tab,
                  note=f"exact finite-(1-beta) slope {pred:.4f}; asymptotic exponent {asym:.4f}; finite-n bias "

@@ -40,8 +40,6 @@ quantum speed-ups (no quantum gradient oracle is simulated).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
@@ -49,7 +47,9 @@ from scipy.stats import binom
 from theorylab.core import Bound, Estimate, Proportion, Paper, Slope, claim, figure, fit_loglog, proportion_ci
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.seeding import child_seed
+from theorylab.core.rates import curve_slope
 from theorylab.zeroth import saddle as S
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="quantum_sosp",
@@ -78,7 +78,7 @@ def median_ci(values, level: float = 0.95):
     return float(np.median(x)), (float(x[k - 1]), float(x[n - k]))
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def critical_sample(oracle: str, n_runs: int, n_bisect: int, seed: int) -> np.ndarray:
     return S.critical_levels(oracle=oracle, n_runs=n_runs, lo=BRACKET[0], hi=BRACKET[1], n_bisect=n_bisect,
                              seed=seed, d=D, eps=EPS, r=R)
@@ -242,8 +242,7 @@ def first_order_dimension_slope(*, dims, n_runs, n_bisect, seed):
     t = pd.DataFrame(t).sort_values("d")
     x = t.d.to_numpy(float)
     fit = fit_loglog(x, t.median_nu.to_numpy(), y_se=t.se.to_numpy(), seed=child_seed(seed, "fit"))
-    lp = np.log(t.predicted.to_numpy())
-    pred = float(np.polyfit(np.log(x), lp, 1)[0])
+    pred = curve_slope(x, t.predicted.to_numpy())
     return Slope(fit=fit, predicted=pred, data=t, note=f"closed-form slope over d = {list(dims)}: {pred:.4f}; "
                  f"the abstract's exponent -(0.5 + zeta)")
 

@@ -23,8 +23,6 @@ What is checked:
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -32,6 +30,7 @@ from theorylab.core import Bound, Paper, claim, figure, mean_ci
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import attention as A
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="rank_attn",
@@ -145,7 +144,7 @@ def fit_point(*, d, H, rep, n_train, n_test, restarts, maxiter, seed) -> dict:
                 iters=fit["best_iters"])
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def fit_sweep(dims, heads, reps, n_train, n_test, restarts, maxiter, seed):
     pts = grid(rep=list(range(reps)), d=list(dims), H=list(heads), n_train=[n_train], n_test=[n_test],
                restarts=[restarts], maxiter=[maxiter])

@@ -14,7 +14,6 @@ directly, so a wrong hypothesis shows up as *not reproduced*.
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 from math import log
 
@@ -31,6 +30,7 @@ from theorylab.relu import (F_n, binomials_vanish_mod_p, bound_table, certify_ma
                             max_network, minkowski_sum, conv_union, newton_polytopes,
                             normalized_volume, p_adic_valuation, point, simplex, smallest_prime_not_dividing,
                             upper_bound_tournament, volume_invariant_table)
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="relu_depth",
@@ -115,7 +115,7 @@ def invariant_point(*, n, widths, N, p, n_networks, seed):
     return t
 
 
-@functools.lru_cache(maxsize=16)
+@experiment(PAPER)
 def _invariant(configs, seed):
     """The invariant table over ``configs`` (one sweep point per config, cached/resumable; memoised in-process
     because volume_invariant and the figure invariant_by_face_dimension share it)."""

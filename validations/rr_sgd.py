@@ -20,8 +20,6 @@ because the leading term has mean zero, and subtracting it removes the O(n^{-1/2
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -29,6 +27,8 @@ from theorylab.core import (Estimate, Paper, Slope, bootstrap_ci, claim, figure,
 from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.markov import cos_problem, logistic_problem, run_pair, softplus_problem
+from theorylab.core.experiment import experiment
+from theorylab.core.evidence import z_of
 
 PAPER = Paper(
     id="rr_sgd",
@@ -53,7 +53,7 @@ def cos_point(*, i: int, n_chains: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame({"N": N, "chain": np.arange(n_chains), "abs_err": err, "abs_rem": rem, "abs_lead": lead})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def cos_sweep(i_max: int, n_chains: int, seed: int) -> pd.DataFrame:
     """The authors' experiment for N = 500 * 2^i, i <= i_max (one sweep point per N, cached/resumable)."""
     return sweep(cos_point, grid(i=range(i_max + 1), n_chains=[n_chains]), seed=seed, progress=False,
@@ -77,7 +77,7 @@ def bias_point(*, gamma: float, steps_times_gamma: float, n_chains: int, seed: i
     return pd.DataFrame({"gamma": gamma, "n": n, "chain": np.arange(n_chains), "pr_bias": pr, "rr_bias": rr})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def bias_sweep(gammas: tuple, steps_times_gamma: float, n_chains: int, seed: int) -> pd.DataFrame:
     """PR/RR bias over the steps ``gammas`` (one sweep point per gamma)."""
     return sweep(bias_point, grid(gamma=gammas, steps_times_gamma=[steps_times_gamma], n_chains=[n_chains]),
@@ -102,7 +102,7 @@ def logistic_point(*, n: int, coupling: str, c: float, n_chains: int, seed: int)
                          "n_sq_err": n * np.sum(err**2, 1), "n_sq_rem": n * np.sum(rem**2, 1)})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def logistic_sweep(ns: tuple, c: float, n_chains: int, seed: int) -> pd.DataFrame:
     """Both couplings at every n (one sweep point per (n, coupling))."""
     return sweep(logistic_point, grid(n=ns, coupling=("shared", "independent"), c=[c], n_chains=[n_chains]),
@@ -184,7 +184,7 @@ def pr_bias_constant(*, gammas, steps_times_gamma, n_chains, seed):
     X = np.vstack([np.ones(3), g[small]]).T
     cov = np.linalg.inv(X.T @ W @ X)
     coef = cov @ X.T @ W @ b[small]
-    half = 1.96 * np.sqrt(cov[0, 0])
+    half = z_of(0.95) * np.sqrt(cov[0, 0])
     quad = np.polyfit(g[small], b[small], 2)[-1]
     t["pr_bias_over_gamma"] = b
     return Estimate(value=float(coef[0]), ci=(coef[0] - half, coef[0] + half), predicted=float(softplus_problem().Delta[0]),

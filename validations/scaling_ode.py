@@ -29,6 +29,7 @@ import pandas as pd
 from theorylab.core import Bound, Estimate, Paper, Slope, claim, figure, fit_loglog, mean_ci, spawn_seeds
 from theorylab.core.plotting import reference_slope, subplots, sym, theory_line
 from theorylab.core.sweep import grid, sweep
+from theorylab.core.rates import curve_slope
 from theorylab.scaling import (eigenvalues, escape_time, finite_n_rate, group_overlaps, initial_overlaps,
                                integrate_ode, late_time_rate, linear_eps, linear_eps_finite_n, linear_power_law, plateau_height,
                                plateau_instability_rate, plateau_specialization_rate, plateau_value, power_law_exponent, power_law_window, simulate_sgd, simulate_sgd_over_L,
@@ -213,7 +214,7 @@ def crossover_to_power_law(*, N, Ls, n_seeds, seed):
     df = (v[j] + v[j + 1]) ** 2 / (v[j] ** 2 / (n_seeds - 1) + v[j + 1] ** 2 / (n_seeds - 1))  # Welch
     half = float(student_t.ppf(0.975, df)) * se
     alphas = np.geomspace(*_CROSSOVER_ALPHAS)
-    theory = [np.polyfit(np.log(alphas), np.log(linear_eps(alphas, L=L, beta=beta, eta=eta)), 1)[0] for L in Ls]
+    theory = [curve_slope(alphas, linear_eps(alphas, L=L, beta=beta, eta=eta)) for L in Ls]
     return Bound(value=worst, bound=0.0, side=">=", ci=(worst - half, worst + half),
                  data=pd.DataFrame({"L": Ls, "slope_mean": slopes.mean(1), "slope_exact_ode": theory}),
                  note=f"N={N}, alpha in [2, 20], {n_seeds} independent paths per L: mean windowed slopes "

@@ -17,8 +17,6 @@ the worst objective across the six methods, which is the paper's qualitative cla
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -26,6 +24,7 @@ from theorylab.core import Bound, Identity, Paper, claim, figure, mean_ci, spawn
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.multiobjective import stch as S
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="stch_set",
@@ -158,7 +157,7 @@ def gradient_closed_form(*, n_points, seed):
 N_DIM, M_OBJ, K_SOL, Q_STEPS = 10, 128, 5, 10_000          # run_quad_func.py
 
 
-@functools.lru_cache(maxsize=4096)
+@experiment(PAPER, disk=False)
 def quad_run(run_seed: int, method: str, n_steps: int) -> tuple:
     """(worst, average) of one run of run_quad_func.py: the quadratic instance (n = 10, m = 128), K = 5, a
     U[0, 1) start and Dirichlet(1_m) preferences, all drawn from ``run_seed`` (so every method of a run starts
@@ -253,7 +252,7 @@ CLU = dict(m=100, K=5, n_dim=10, box=10.0, radius=1.0)
 CLU_MU = 0.01
 
 
-@functools.lru_cache(maxsize=64)
+@experiment(PAPER, disk=False)
 def _clustered_instance(seed):
     """The instance and its exact optimum (memoised: both clustered claims share their instances)."""
     P = S.clustered_problem(**CLU, seed=seed)
@@ -270,7 +269,7 @@ def clustered_point(*, init: str, instance: int, n_steps: int, seed: int) -> dic
                 solutions_serving=served, delta=opt["delta"])
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def clustered_sweep(inits, n_instances, n_steps, seed):
     seeds = spawn_seeds(seed, n_instances)
     rows = [clustered_point(init=init, instance=j, n_steps=n_steps, seed=int(seeds[j]))

@@ -28,16 +28,16 @@ spec's geometric mean over paths is smaller by Jensen, hence a weaker test).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Proportion, Paper, Slope, bootstrap_ci, claim, figure, fit_loglog, mean_ci
 from theorylab.core.plotting import errorbar_ci, subplots, theory_line
 from theorylab.core.sweep import grid, sweep
+from theorylab.core.rates import curve_slope
 from theorylab.zeroth import stp as S
 from theorylab.zeroth.oracles import quadratic_spectrum
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="stp",
@@ -68,7 +68,7 @@ def contraction_point(*, d: int, step: str, n_paths: int, seed: int) -> pd.DataF
                          "ratio": run.gap[:, 1] / run.gap[:, 0]})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def contraction_sweep(dims: tuple, step: str, n_paths: int, seed: int) -> pd.DataFrame:
     return sweep(contraction_point, grid(d=dims, step=[step], n_paths=[n_paths]), seed=seed, progress=False,
                  desc=f"stp contraction ({step}) d")
@@ -110,7 +110,7 @@ def exact_slope(dims) -> float:
     dims = np.asarray(dims)
     g = [1 - (lambda e: (e[1] / e[0]) ** (1 / (ITERS_PER_DIM * d)))(
         S.expected_gap(spectrum(int(d)), np.ones(d), record_at=[0, ITERS_PER_DIM * d], L=L_SMOOTH)) for d in dims]
-    return float(np.polyfit(np.log(dims), np.log(g), 1)[0])
+    return curve_slope(dims.astype(float), np.asarray(g, dtype=float))
 
 
 def convex_lam(d: int, decay: float) -> np.ndarray:
@@ -126,7 +126,7 @@ def convex_point(*, d: int, decay: float, T_max: int, n_paths: int, seed: int) -
                          "gap": run.gap.ravel()})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def convex_sweep(d, decay, T_max, n_paths, seed):
     return sweep(convex_point, grid(d=[d], decay=[decay], T_max=[T_max], n_paths=[n_paths]), seed=seed,
                  progress=False, desc="stp convex")
@@ -139,7 +139,7 @@ def quartic_point(*, d: int, T_max: int, n_paths: int, seed: int) -> pd.DataFram
                          "gap": run.gap.ravel()})
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def quartic_sweep(d, T_max, n_paths, seed):
     return sweep(quartic_point, grid(d=[d], T_max=[T_max], n_paths=[n_paths]), seed=seed, progress=False,
                  desc="stp quartic")

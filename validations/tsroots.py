@@ -22,7 +22,6 @@ sqrt(2/N) sum_j |w_j| |omega_j|^nu (Eq. (RFF)).
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -32,6 +31,7 @@ from theorylab.core import Bound, Proportion, Identity, Paper, bootstrap_ci, cla
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.gp import tsroots as T
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="tsroots",
@@ -96,7 +96,7 @@ def completeness_point(*, d: int, chunk: int, n: int, n_grid: int, seed: int) ->
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def completeness_sweep(d, n_samples, n_grid, seed):
     n_chunks = max(1, math.ceil(n_samples / CHUNK))
     return sweep(completeness_point, grid(d=[d], chunk=list(range(n_chunks)), n=[min(CHUNK, n_samples)],
@@ -183,7 +183,7 @@ def mixed_only_point(*, chunk: int, n: int, n_grid: int, seed: int) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def mixed_only_sweep(n_samples, n_grid, seed):
     n_chunks = max(1, math.ceil(n_samples / (4 * CHUNK)))
     return sweep(mixed_only_point, grid(chunk=list(range(n_chunks)), n=[min(4 * CHUNK, n_samples)], n_grid=[n_grid]),
@@ -257,7 +257,7 @@ def optimisation_point(*, d: int, m: int, chunk: int, n: int, n_grid: int, seed:
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def optimisation_sweep(d, m, n_samples, n_grid, seed):
     n_chunks = max(1, math.ceil(n_samples / CHUNK))
     return sweep(optimisation_point, grid(d=[d], m=[m], chunk=list(range(n_chunks)), n=[min(CHUNK, n_samples)],

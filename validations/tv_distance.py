@@ -18,8 +18,6 @@ Claims are therefore cited to the abstract/Sec. 1 statements and to the named de
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -30,6 +28,7 @@ from theorylab.core.sweep import sweep
 from theorylab.tv import (coupling_bounds, coupling_identity, field_change, ising_tv, log_partition,
                           log_partition_from_tv, marginal_plus, random_ising, tv_exact)
 from theorylab.tv import experiments as ex
+from theorylab.core.experiment import experiment
 
 PAPER = Paper(
     id="tv_distance",
@@ -42,7 +41,7 @@ EQUIV_CITE = "abstract & Sec. 1: deterministic poly-time equivalence test for mi
 
 
 # --------------------------------------------------------------------------- memoised experiments
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def _agreement(n_per_family, seed):
     return ex.equivalence_agreement(n_per_family, seed=seed)
 
@@ -52,7 +51,7 @@ def equiv_timing_point(*, n, k, repeat, method, seed):
     return ex.equivalence_timings([n], [k], method=method, repeat=repeat, seed=seed)
 
 
-@functools.lru_cache(maxsize=8)
+@experiment(PAPER)
 def _equiv_timings(ns, ks, repeat, seed, method="modular"):
     """Timings over ks x ns, one sweep point per (k, n) (cached/resumable; memoised in-process: the time
     claims and the figure share them)."""
@@ -61,7 +60,7 @@ def _equiv_timings(ns, ks, repeat, seed, method="modular"):
         columns=["repeat"])
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def _enum_timings(ns, repeat, seed):
     return ex.enumeration_timings(list(ns), repeat=repeat, seed=seed)
 
@@ -78,7 +77,7 @@ def coupling_point(*, start, size, reps, eps, delta, seed):
     return df
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def _coupling_runs(instances, reps, eps, delta, seed):
     """The contract runs, one sweep point per closeness level of 3 instances (cached/resumable)."""
     b = len(COUPLING_NS)
@@ -87,7 +86,7 @@ def _coupling_runs(instances, reps, eps, delta, seed):
         columns=["start", "size", "reps"])
 
 
-@functools.lru_cache(maxsize=4)
+@experiment(PAPER)
 def _fptas_runs(instances, eps_list, seed):
     return ex.fptas_runs(instances, list(eps_list), seed=seed)
 

@@ -92,10 +92,12 @@ def run_claims(claims, scale, seed, *, cache, force, overrides, progress, schedu
     from ..core.context import using_run
 
     per_claim = [_claim_overrides(c, scale, overrides) for c in claims]
+    # --no-cache: no disk and no in-process memo; --force: one run id, so what this run computed is reused in it
+    run = dict(memo=cache is not None, force=bool(force), run_id=f"cli-{os.getpid()}-{time.time_ns()}")
     if scheduler:
         from ..core import dask_backend
 
-        with _connected(scheduler) as client, using_run(executor="dask", scheduler=client, progress=progress):
+        with _connected(scheduler) as client, using_run(executor="dask", scheduler=client, progress=progress, **run):
             if any(per_claim):
                 raise ValueError("--set is not supported together with --scheduler")
             results = dask_backend.run_claims(claims, scale, seed, client, cache=cache, force=force)
@@ -103,7 +105,7 @@ def run_claims(claims, scale, seed, *, cache, force, overrides, progress, schedu
             progress.finish(c.key, f"{r.verdict} ({_runtime(r)})")
         return results
     results = []
-    with using_run(progress=progress):
+    with using_run(progress=progress, **run):
         for c, ov in zip(claims, per_claim):
             progress.start(c.key)
             r = run_claim(c, scale, seed, cache=cache, force=force, overrides=ov)

@@ -47,8 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--set", action="append", metavar="NAME=VALUE", help="override a scale parameter (non-standard)")
     c.add_argument("--format", choices=("table", "json", "csv"), default="table", help="stdout format")
     c.add_argument("--verbose", "-v", action="store_true", help="full statement, citation and note per claim")
-    c.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
-    c.add_argument("--force", action="store_true", help="recompute and overwrite cached results")
+    c.add_argument("--no-cache", action="store_true", help="reuse nothing: no result cache, no in-memory results")
+    c.add_argument("--force", action="store_true", help="recompute all once: claims, experiments, points")
     c.add_argument("--no-record", action="store_true", help="write no results record")
 
     f = command("figures", _c.cmd_figures, "regenerate figures (PNG + CSV)")

@@ -10,6 +10,7 @@ from .cache import Cache, atomic_write_text
 from .context import RunContext, current_run, using_run
 from .checks import (REGISTRY, SCALES, Paper, Result, benchmark, claim, discover, figure, paper_ids,
                      resolve_papers, results_frame, run_claim)
+from .experiment import clear_experiments, experiment
 from .evidence import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Bound, Estimate, Evidence, Proportion,
                        Identity, Slope)
 from .rates import RateFit, bootstrap_ci, fit_loglog, mean_ci, proportion_ci

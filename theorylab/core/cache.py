@@ -2,8 +2,8 @@
 
 Keys hash (kind, paper, claim/figure, scale, seed, canonicalised parameters, theorylab
 version, and :func:`theorylab.core.fingerprint.code_fingerprint` of the module that computes
-the result: its source, theorylab/core and the theorylab subpackages it imports).  The fingerprint means an edited simulator or claim never serves a
-stale result.  Every entry is written to a temporary file in the same folder and then
+the result: its source and the theorylab modules that compute its numbers).  The fingerprint means an
+edited simulator or claim never serves a stale result.  Every entry is written to a temporary file in the same folder and then
 renamed (:func:`os.replace`), so an interrupted run leaves either the whole entry or
 nothing, and a rerun resumes from what finished.
 

@@ -476,7 +476,8 @@ def apply_overrides(c: Claim, params: dict, overrides: dict | None) -> tuple[dic
     return {**params, **overrides}, False
 
 
-def _run_stage(c: Claim, scale: str, root: int, stage: int, params: dict, cache, fingerprint, standard) -> Result:
+def _run_stage(c: Claim, scale: str, root: int, stage: int, params: dict, cache, fingerprint, standard,
+               force=False, run_id=None) -> Result:
     """Run ``c`` once on the stream of ``stage``; any exception but an interrupt becomes an error row."""
     from . import interrupt
     from .context import using_run
@@ -486,7 +487,7 @@ def _run_stage(c: Claim, scale: str, root: int, stage: int, params: dict, cache,
     interrupt.check()
     t0 = time.perf_counter()
     try:
-        with using_run(claim_key=c.key, cache=cache):
+        with using_run(claim_key=c.key, cache=cache, force=force, run_id=run_id):
             evidence = c.func(seed=claim_seed, **params)
         result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params, runtime=time.perf_counter() - t0,
                           reject_level=REPLICATE_LEVEL if stage == 2 else None)
@@ -515,8 +516,12 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
     raises :class:`~theorylab.core.interrupt.Interrupted` (never an ``error`` row); any other
     exception becomes an ``error`` result with the exception attached.
     """
+    from .context import current_run
     from .fingerprint import code_fingerprint
 
+    ctx = current_run()  # --force holds at every level (experiments, sweep points): see core.experiment
+    force = bool(force) or ctx.force
+    run_id = ctx.run_id or (f"run-{time.time_ns()}-{id(c)}" if force else None)
     params, standard = apply_overrides(c, c.params(scale), overrides)
     fingerprint = code_fingerprint(c.func.__module__)
     key = None
@@ -528,8 +533,11 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
                 hit.standard = standard  # same parameters, same numbers; standardness is how they were asked for
                 hit.cached = True  # not a field (never recorded): displays say "(cached)", not an old runtime
                 return hit
-    stage1 = _run_stage(c, scale, seed, 1, params, cache, fingerprint, standard)
-    result = two_stage(stage1, lambda: _run_stage(c, scale, seed, 2, params, cache, fingerprint, standard))
+
+    def stage(k):
+        return _run_stage(c, scale, seed, k, params, cache, fingerprint, standard, force=force, run_id=run_id)
+
+    result = two_stage(stage(1), lambda: stage(2))
     if cache is not None and result.verdict != ERROR:
         cache.put(key, result)
     return result

@@ -22,7 +22,10 @@ class RunContext:
     ``claim_key``: ``"paper:claim"`` of the claim running (names its sweeps in the cache);
     ``cache``: a :class:`~theorylab.core.cache.Cache` or None; ``executor``: ``"serial"``,
     ``"process"`` or ``"dask"``; ``scheduler``: a dask address or Client (with ``"dask"``);
-    ``progress``: a callable ``progress(event: str, **info)`` or None.
+    ``progress``: a callable ``progress(event: str, **info)`` or None; ``force``: recompute
+    everything computed before this run (claims, experiments, sweep points; ``--force``);
+    ``memo``: False (``--no-cache``) forbids the in-process memo of experiments too;
+    ``run_id``: names this run, so that under ``force`` what it computed is reused within it.
     """
 
     claim_key: str | None = None
@@ -30,6 +33,9 @@ class RunContext:
     executor: str = "serial"
     scheduler: object | None = None
     progress: Callable | None = None
+    force: bool = False
+    memo: bool = True
+    run_id: str | None = None
 
 
 _CURRENT: contextvars.ContextVar[RunContext] = contextvars.ContextVar("theorylab_run", default=RunContext())

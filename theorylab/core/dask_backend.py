@@ -132,12 +132,16 @@ def _stop_hook(stop):
     return hook
 
 
-def _claim_task(c, scale, seed, cache, force, stop=None):
-    """One claim, run inside a task on a worker; its sweeps submit points to the same cluster."""
+def _claim_task(c, scale, seed, cache, force, stop=None, memo=True, run_id=None):
+    """One claim, run inside a task on a worker; its sweeps submit points to the same cluster.
+
+    ``memo``/``run_id`` carry the client's run settings to the worker (a long-lived worker's
+    in-process memo is neither read nor written under ``--no-cache``; see core.experiment)."""
     from .checks import run_claim
     from .context import using_run
 
-    with using_run(executor="dask", scheduler=None, progress=_stop_hook(stop) if stop else None):
+    with using_run(executor="dask", scheduler=None, progress=_stop_hook(stop) if stop else None,
+                   memo=memo, run_id=run_id):
         result = run_claim(c, scale, seed, cache=cache, force=force)
     exc = getattr(result, "exception", None)
     if exc is not None:  # an error row travels back; its exception only if it pickles
@@ -148,18 +152,24 @@ def _claim_task(c, scale, seed, cache, force, stop=None):
     return result
 
 
-def run_claims(claims, scale, seed, client, cache=None, force=False) -> list:
+def run_claims(claims, scale, seed, client, cache=None, force=False, memo=True, run_id=None) -> list:
     """Run ``claims`` on the cluster of ``client`` (a Client or an address); Results in input order.
 
     Each claim is one task (all submitted at once, so independent claims run in parallel on
     the workers); ``cache``/``force`` as in :func:`theorylab.core.checks.run_claim`, applied on
-    the worker.  A claim that raises becomes an ``error`` Result as in a local run.
+    the worker, with ``memo`` and ``run_id`` as in :class:`~theorylab.core.context.RunContext`
+    (default: the client's run).  A claim that raises becomes an ``error`` Result as in a local run.
     """
+    from .context import current_run
+
     client = client_for(client)
     claims = list(claims)
     batch = uuid.uuid4().hex
     stop = f"theorylab-stop-{batch}"
-    futures = [client.submit(_claim_task, c, scale, seed, cache, force, stop, pure=False,
+    ctx = current_run()
+    memo = memo and ctx.memo
+    run_id = run_id or ctx.run_id or (batch if force or ctx.force else None)
+    futures = [client.submit(_claim_task, c, scale, seed, cache, force or ctx.force, stop, memo, run_id, pure=False,
                              key=f"claim-{c.key}-{i}-{batch}") for i, c in enumerate(claims)]
     try:
         return client.gather(futures)

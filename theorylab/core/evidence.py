@@ -233,6 +233,17 @@ class Estimate(Evidence):
             if v < 0:
                 raise ValueError(f"Estimate.{name} must be a finite float >= 0; got {v!r}")
 
+    @classmethod
+    def from_se(cls, value, se, predicted, *, level=0.95, **kwargs) -> "Estimate":
+        """An Estimate whose interval is the normal one, ``value -/+ z(level) * se`` (z = 1.96 at 95%),
+        for an estimator with a standard error (a mean, a delta-method ratio, a weighted average)."""
+        value = _real("Estimate.from_se", "value", value)
+        se = _real("Estimate.from_se", "se", se)
+        if se < 0:
+            raise ValueError(f"Estimate.from_se: se must be a finite float >= 0; got {se!r}")
+        half = z_of(_level("Estimate.from_se", level)) * se
+        return cls(value=value, ci=(value - half, value + half), predicted=predicted, level=level, **kwargs)
+
     def _tol(self):
         return self.atol + self.rtol * abs(self.predicted)
 

@@ -16,7 +16,7 @@ trusted and a :class:`~theorylab.core.evidence.Slope` check reports *inconclusiv
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -62,6 +62,14 @@ class RateFit:
     def predict(self, x):
         """The fitted power law ``exp(a) * x**p`` at ``x``."""
         return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
+
+    def power(self, k: float) -> "RateFit":
+        """The fit of ``y**k`` (``k > 0``): slope, intercept, interval and standard error times ``k`` (e.g. the
+        rate of ``(E|X|^q)^(1/q)`` from the fit of ``E|X|^q``: ``k = 1/q``); ``y_se`` by the delta method."""
+        k = check_real("k", k, low=0, low_open=True)
+        y_se = None if self.y_se is None else k * self.y ** (k - 1) * self.y_se
+        return replace(self, slope=self.slope * k, intercept=self.intercept * k, ci=(self.ci[0] * k, self.ci[1] * k),
+                       stderr=self.stderr * k, y=self.y ** k, y_se=y_se)
 
     def __str__(self) -> str:
         lo, hi = self.ci
@@ -318,3 +326,107 @@ def proportion_ci(successes: int, trials: int, level=0.95):
     lo = 0.0 if successes == 0 else float(_stats().beta.ppf(alpha / 2, successes, trials - successes + 1))
     hi = 1.0 if successes == trials else float(_stats().beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
     return successes / trials, lo, hi
+
+
+# ------------------------------------------------------------------------------ slopes over units, exact slopes
+def _units(x, samples, window):
+    """Validated (x, samples, window mask, (lo, hi)) for a fit over units (rows of positive ``samples``)."""
+    x = check_array("x", x, ndim=1)
+    raw = samples
+    samples = check_array("samples", samples, ndim=2)
+    if isinstance(raw, np.ndarray) and raw.dtype == np.float64:
+        samples = raw  # validated; kept in its memory layout, which sets the summation order of means
+    if samples.shape[1] != x.size:
+        raise ValueError(f"samples must have shape (units, {x.size}) to match x; got {samples.shape}")
+    if samples.shape[0] < 2:
+        raise ValueError(f"samples needs at least 2 units (rows); got {samples.shape[0]}")
+    if np.any(x <= 0) or np.any(samples <= 0):
+        raise ValueError(f"x and samples must be positive for a log-log fit; got min x {x.min():.3g}, "
+                         f"min samples {samples.min():.3g}")
+    mask, win = _window_mask(x, _window(window))
+    if np.unique(x[mask]).size < 2:
+        raise ValueError(f"window {win} keeps fewer than 2 distinct values of x; a slope needs at least 2")
+    return x, samples, mask, win
+
+
+def _floor(y, y_se, mask, noise_floor_ratio) -> bool:
+    """The noise-floor rule of :func:`fit_loglog`: standard error above ``noise_floor_ratio`` of the value at
+    the smallest value in the window."""
+    i_min = np.argmin(np.where(mask, y, np.inf))
+    return bool(y_se[i_min] > noise_floor_ratio * y[i_min])
+
+
+def unit_slopes(x, samples, *, window=None) -> np.ndarray:
+    """OLS slope of ``log samples[u]`` against ``log x`` over ``window``, for every unit (row) ``u``."""
+    x, samples, mask, _ = _units(x, samples, window)
+    lx = np.log(x[mask])
+    xc = lx - lx.mean()
+    return (np.log(samples[:, mask]) @ xc) / (xc @ xc)
+
+
+def fit_per_unit(x, samples, *, window=None, statistic=np.mean, label="units", level=0.95, n_boot=2000, seed=0,
+                 noise_floor_ratio=1 / 3) -> RateFit:
+    """A rate as ``statistic`` (e.g. a trimmed mean) of the per-unit log-log slopes (:func:`unit_slopes`), with a
+    percentile bootstrap over units (:func:`bootstrap_ci`), for claims that bound every unit (every game, every
+    instance) and whose units differ too much for one curve.  ``y`` is the geometric-mean curve (its intercept
+    is the OLS one for the fitted slope); the noise floor is :func:`fit_loglog`'s rule applied to it, with the
+    standard error of its log."""
+    if not callable(statistic):
+        raise TypeError(f"statistic must be a callable of the per-unit slopes; got {statistic!r}"[:200])
+    x, samples, mask, win = _units(x, samples, window)
+    noise_floor_ratio = check_real("noise_floor_ratio", noise_floor_ratio, low=0)
+    s = unit_slopes(x, samples, window=window)
+    q, lo, hi = bootstrap_ci(statistic, s, level=level, n_boot=n_boot, seed=seed)
+    L = np.log(samples)
+    y = np.exp(L.mean(0))
+    y_se = y * L.std(0, ddof=1) / np.sqrt(L.shape[0])
+    intercept = float(np.mean(np.log(y[mask])) - q * np.mean(np.log(x[mask])))
+    name = getattr(statistic, "__name__", "statistic").strip("_")
+    return RateFit(slope=float(q), intercept=intercept, ci=(lo, hi), stderr=float(s.std(ddof=1) / np.sqrt(s.size)),
+                   level=level, method=f"{name} of per-{label.rstrip('s')} slopes, bootstrap over {label}", window=win,
+                   n_points=int(mask.sum()), noise_floor=_floor(y, y_se, mask, noise_floor_ratio), x=x, y=y, y_se=y_se)
+
+
+def fit_geometric_mean(x, samples, *, window=None, label="units", level=0.95, n_boot=2000, seed=0,
+                       noise_floor_ratio=1 / 3) -> RateFit:
+    """Log-log slope of the whole geometric-mean curve ``exp(mean_u log samples[u])`` over ``window``, with a
+    percentile bootstrap over units (rows resampled whole), for units whose levels are heavy-tailed (the
+    arithmetic mean's standard error would trip the noise floor); equal to the mean of the per-unit slopes.
+    The noise floor is :func:`fit_loglog`'s rule with the standard error of the log curve."""
+    x, samples, mask, win = _units(x, samples, window)
+    level, n_boot, rng = _level(level), _n_boot(n_boot), as_generator(seed)
+    noise_floor_ratio = check_real("noise_floor_ratio", noise_floor_ratio, low=0)
+    check_budget("the bootstrap over units", n_boot * samples.size, n_boot=n_boot, samples=samples.shape)
+    whole = bool(mask.all())  # no copy then: the memory layout of samples sets the summation order of the mean
+    lx, L = np.log(x if whole else x[mask]), np.log(samples if whole else samples[:, mask])
+    n = L.shape[0]
+    xc = lx - lx.mean()
+
+    def slope(rows_mean):
+        return (rows_mean - rows_mean.mean(-1, keepdims=True)) @ xc / (xc @ xc)
+
+    m = L.mean(0)
+    boot = slope(L[rng.integers(0, n, (n_boot, n))].mean(1))
+    a = 1 - level
+    b = float(slope(m))
+    L_all = np.log(samples)
+    y = np.exp(L_all.mean(0))
+    y_se = y * (L_all.std(0, ddof=1) / np.sqrt(n))
+    return RateFit(slope=b, intercept=float(m.mean() - b * lx.mean()),
+                   ci=(float(np.quantile(boot, a / 2)), float(np.quantile(boot, 1 - a / 2))),
+                   stderr=float(boot.std(ddof=1)), level=level, method=f"bootstrap over {label} (geometric mean)",
+                   window=win, n_points=int(mask.sum()), noise_floor=_floor(y, y_se, mask, noise_floor_ratio),
+                   x=x, y=y, y_se=y_se)
+
+
+def curve_slope(x, y, *, window=None) -> float:
+    """The exact log-log least-squares slope of a closed-form (noise-free) curve ``y(x)`` over ``window``: what
+    :func:`fit_loglog` would estimate on the same abscissae without noise (the finite-window prediction)."""
+    x = check_array("x", x, ndim=1)
+    y = check_array("y", y, shape=(x.size,))
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError(f"x and y must be positive for a log-log slope; got min x {x.min():.3g}, min y {y.min():.3g}")
+    mask, win = _window_mask(x, _window(window))
+    if np.unique(x[mask]).size < 2:
+        raise ValueError(f"window {win} keeps fewer than 2 distinct values of x; a slope needs at least 2")
+    return float(np.polyfit(np.log(x[mask]), np.log(y[mask]), 1)[0])

@@ -11,7 +11,9 @@
   which :func:`theorylab.core.checks.run_claim` and the CLI fill in.  Inside a claim with a
   cache, each finished point is stored under ``"<paper>:<claim>:<fn module>.<fn qualname>"``,
   so a run killed in the middle of a claim (even by SIGKILL) loses at most the points in
-  flight, and the rerun computes only the missing points.  ``cache=False`` turns caching off.
+  flight, and the rerun computes only the missing points (inside a shared experiment,
+  :mod:`theorylab.core.experiment`, points are keyed by the experiment).  ``cache=False`` turns
+  caching off; a run with ``force`` (``--force``) recomputes every point and overwrites it.
 * Executors (``executor=``, else a non-serial executor of the run, else
   ``$THEORYLAB_EXECUTOR``, else ``"serial"``): ``"serial"``; ``"process"`` (local processes
   started by *forkserver* or *spawn*, never fork, so it works after a parallel numba kernel
@@ -21,6 +23,11 @@
   inside a task on a dask worker (a claim sent by :func:`theorylab.core.dask_backend.run_claims`)
   the points are submitted to the same cluster through ``distributed.worker_client``.
   Process and dask executors need a module-level (picklable) ``fn``.
+* Order: each computed point's time is recorded (in the process, and in the run's cache folder
+  under ``point-times/``); the process and dask executors submit the points longest-first by
+  those recorded times (points never timed first, in grid order), so that the largest point does
+  not start last and leave the other workers idle (longest-processing-time-first).  Seeds depend
+  only on the point, so the order changes no number.
 * Progress: the run's progress hook gets ``progress("sweep_point", done=i, total=n, desc=desc)``
   after each point; without one, a tqdm bar is shown only on a terminal (``progress=False``
   silences it, ``True`` forces the bar, a callable replaces the hook).
@@ -28,12 +35,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import multiprocessing
 import os
 import pickle
 import sys
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import pandas as pd
@@ -80,8 +89,59 @@ def _rows(out, point, seed) -> pd.DataFrame:
     return df
 
 
-def _call(fn, point, seed):
-    return fn(seed=seed, **point)
+def _timed_call(fn, point, seed):
+    """``(fn's output, seconds)``: the point's own compute time, measured where it runs."""
+    t0 = time.perf_counter()
+    out = fn(seed=seed, **point)
+    return out, time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------------------ recorded point times
+_TIMES: dict[str, dict[str, float]] = {}
+
+
+def _point_id(point) -> str:
+    return json.dumps(_canonical(point), sort_keys=True, default=repr)
+
+
+def _times_path(cache, name):
+    return cache.root / "point-times" / f"{hashlib.sha256(name.encode()).hexdigest()[:32]}.json"
+
+
+def recorded_times(name, cache=None) -> dict[str, float]:
+    """Seconds per point (by its canonical JSON) recorded for the sweep ``name``, in this process or in
+    ``cache``'s folder."""
+    times = dict(_TIMES.get(name, {}))
+    if cache is not None:
+        try:
+            stored = json.loads(_times_path(cache, name).read_text())
+        except (OSError, ValueError):
+            stored = {}
+        if isinstance(stored, dict):
+            times = {**{k: float(v) for k, v in stored.items() if isinstance(v, (int, float))}, **times}
+    return times
+
+
+def _record_times(name, cache, new: dict[str, float]):
+    if not new:
+        return
+    _TIMES.setdefault(name, {}).update(new)
+    if cache is not None:
+        from .cache import atomic_write_text
+
+        merged = {**recorded_times(name, cache), **new}
+        try:
+            atomic_write_text(_times_path(cache, name), json.dumps(merged, sort_keys=True))
+        except OSError:  # timings only order the submission; never fail a sweep over them
+            pass
+
+
+def longest_first(todo, ids, times) -> list:
+    """``todo`` (point indices) ordered by recorded time, longest first; points never timed come first,
+    in their given order (they may be the longest)."""
+    unknown = [i for i in todo if ids[i] not in times]
+    known = sorted((i for i in todo if ids[i] in times), key=lambda i: -times[ids[i]])
+    return unknown + known
 
 
 # ------------------------------------------------------------------------------ settings
@@ -116,6 +176,14 @@ def _cache_settings(fn, cache, cache_key, ctx):
             return None, None
         cache_key = f"{ctx.claim_key}:{name}" if ctx.claim_key else name
     return cache, cache_key
+
+
+def _sweep_name(fn, ctx) -> str | None:
+    """The name under which a sweep's point times are recorded when its points are not cached."""
+    name = _fn_name(fn)
+    if name is None:
+        return None
+    return f"{ctx.claim_key}:{name}" if ctx.claim_key else name
 
 
 class _Progress:
@@ -170,7 +238,9 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
     points = [dict(p) for p in points]
     if n_jobs is not None:
         n_jobs = check_int("n_jobs", n_jobs, low=1)
+    times_name = cache_key
     cache, cache_key = _cache_settings(fn, cache, cache_key, ctx)
+    times_name = cache_key or times_name or _sweep_name(fn, ctx)
     seeds = [_point_seed(seed, p) for p in points]
     module = getattr(fn, "__module__", None)
     keys = [cache.key("sweep", cache_key, p, s, module=module) if cache is not None else None
@@ -178,7 +248,7 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
     results: dict[int, object] = {}
     todo = []
     for i, k in enumerate(keys):
-        hit = cache.get(k) if k is not None else None
+        hit = cache.get(k) if k is not None and not ctx.force else None
         if hit is not None:
             results[i] = hit
         else:
@@ -186,12 +256,16 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
     bar = _Progress(progress, ctx, len(points), desc)
     if len(todo) < len(points):
         bar.update(len(points) - len(todo))
+    ids = [_point_id(p) for p in points]
+    timed: dict[str, float] = {}
 
-    def done(i, out):
+    def done(i, result):
+        out, seconds = result
         _check_out(out)  # refuse a bad return value before caching it
         results[i] = out
         if keys[i] is not None:
             cache.put(keys[i], out)
+        timed[ids[i]] = float(seconds)
         bar.update(1)
 
     try:
@@ -200,13 +274,18 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
         elif executor == "serial" or (executor == "process" and len(todo) <= 1):
             for i in todo:
                 interrupt.check()
-                done(i, _call(fn, points[i], seeds[i]))
-        elif executor == "process":
-            _run_processes(fn, points, seeds, todo, done, n_jobs)
+                done(i, _timed_call(fn, points[i], seeds[i]))
         else:
-            _run_dask(fn, points, seeds, todo, done, scheduler if scheduler is not None else ctx.scheduler)
+            if times_name is not None:  # longest first: the largest point must not start last
+                todo = longest_first(todo, ids, recorded_times(times_name, cache))
+            if executor == "process":
+                _run_processes(fn, points, seeds, todo, done, n_jobs)
+            else:
+                _run_dask(fn, points, seeds, todo, done, scheduler if scheduler is not None else ctx.scheduler)
     finally:
         bar.close()
+        if times_name is not None:
+            _record_times(times_name, cache, timed)
     frames = [_rows(results[i], points[i], seeds[i]) for i in range(len(points))]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -241,7 +320,7 @@ def _run_processes(fn, points, seeds, todo, done, n_jobs):
     workers = min(n_jobs or os.cpu_count() or 1, len(todo))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context())
     try:
-        futs = {pool.submit(_call, fn, points[i], seeds[i]): i for i in todo}
+        futs = {pool.submit(_timed_call, fn, points[i], seeds[i]): i for i in todo}  # FIFO: todo's order
         pending = set(futs)
         while pending:
             finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -290,7 +369,9 @@ def _run_dask(fn, points, seeds, todo, done, scheduler):
 def _map_dask(client, fn, points, seeds, todo, done):
     from distributed import as_completed as dask_completed
 
-    futs = client.map(_call, [fn] * len(todo), [points[i] for i in todo], [seeds[i] for i in todo], pure=False)
+    # one task per point, prioritised in todo's order (longest first): dask runs higher priorities first
+    futs = [client.submit(_timed_call, fn, points[i], seeds[i], pure=False, priority=len(todo) - rank)
+            for rank, i in enumerate(todo)]
     index = {f.key: i for f, i in zip(futs, todo)}
     try:
         for fut in dask_completed(futs):
