@@ -70,7 +70,7 @@ def test_two_claims_of_one_stream_compute_their_experiment_once(tmp_path):
     for p in cache.root.rglob("*.pkl"):
         p.unlink() if isinstance(cache.get(p.stem), ExperimentEntry) else None
     with using_run(cache=cache, claim_key="experimenttest:other"):
-        shared(4, child_seed(3, PAPER.id, "one"))  # the stream's seed
+        shared(4, _claim("top", top).seed(3, "ci"))  # the stream's seed at this scale
     assert CALLS == [0, 1, 2, 3]
 
 
