@@ -367,6 +367,7 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
             evidence = c.func(seed=claim_seed, **params)
         result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params,
                           runtime=time.perf_counter() - t0)
+        interrupt.check()  # a signal deferred in a kernel call interrupts this claim, even if it then finished
     except BaseException as exc:  # a crashed check is reported, never silently skipped
         if interrupt.requested() is not None:
             raise interrupt.Interrupted(interrupt.requested()) from None

@@ -53,7 +53,7 @@ def check() -> None:
         raise Interrupted(_REQUESTED[0])
 
 
-_RETRY_S = 0.02
+_RETRY_S = 0.005
 _ACTIVE: list[bool] = []     # [True] while handling_signals' body runs
 _RAISED: list[bool] = []     # [True] once Interrupted was raised for the recorded signal
 _RETRY: list[threading.Timer] = []
