@@ -125,12 +125,34 @@ def handling_signals(signals=(signal.SIGINT, signal.SIGTERM)):
         _RAISED.clear()
 
 
-def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7):
+def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7, desc: str | None = None):
     """Slices of ``range(n)`` each worth about ``target`` units of kernel work (at least one item),
     with :func:`check` before each: call a long kernel once per slice, so that a signal stops the
     run within about a second (``target`` 2e7 inner steps) instead of at the end of the whole call.
-    Kernels that draw per item from ``spawn_seeds`` give the same numbers chunked or not."""
+    Kernels that draw per item from ``spawn_seeds`` give the same numbers chunked or not.
+
+    With ``desc``, a call that has run 5 s reports its progress every 5 s: to the run's progress
+    hook (``theorylab check`` prints it) as ``progress("sweep_point", done, total, desc)``, or
+    outside a run as a line on stderr, with the time it expects to still need."""
+    import sys
+    import time
+
+    n = int(n)
     size = max(1, int(target // max(float(work_per_item), 1.0)))
-    for start in range(0, int(n), size):
+    total = -(-n // size)
+    t0 = last = time.monotonic()
+    for i, start in enumerate(range(0, n, size)):
         check()
-        yield slice(start, min(int(n), start + size))
+        now = time.monotonic()
+        if desc is not None and i and now - last >= 5.0:
+            last = now
+            from .context import current_run
+
+            hook = current_run().progress
+            if hook is not None:
+                hook("sweep_point", done=i, total=total, desc=desc)
+            else:
+                left = (now - t0) / i * (total - i)
+                print(f"  {desc}: {i}/{total} chunks, {now - t0:.0f} s, ~{left:.0f} s left", file=sys.stderr,
+                      flush=True)
+        yield slice(start, min(n, start + size))
