@@ -54,6 +54,8 @@ def check() -> None:
 
 
 _RETRY_S = 0.005
+#: Seconds between the progress lines of a long chunked call (:func:`chunks` with ``desc``).
+PROGRESS_EVERY_S = 5.0
 _ACTIVE: list[bool] = []     # [True] while handling_signals' body runs
 _RAISED: list[bool] = []     # [True] once Interrupted was raised for the recorded signal
 _RETRY: list[threading.Timer] = []
@@ -144,7 +146,7 @@ def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7, desc: str
     for i, start in enumerate(range(0, n, size)):
         check()
         now = time.monotonic()
-        if desc is not None and i and now - last >= 5.0:
+        if desc is not None and i and now - last >= PROGRESS_EVERY_S:
             last = now
             from .context import current_run
 
