@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from theorylab.core import SimulationDiverged, spawn_seeds
-from theorylab.markov import (PairAverages, Problem, cos_problem, divergence_bound, logistic_problem,
-                              quadratic_problem, rr_estimate, run_pair, run_pair_numpy, softplus_problem)
+from theorylab.markov import (MAX_WORK, MAX_WORK_NUMPY, PairAverages, Problem, cos_problem, divergence_bound,
+                              logistic_problem, quadratic_problem, rr_estimate, run_pair, run_pair_numpy,
+                              softplus_problem)
 from theorylab.markov import _kernels as K
 
 
@@ -67,7 +68,7 @@ def test_jitted_and_numpy_reference_agree_in_distribution():
     (dict(gamma=-0.1, n=10), "gamma must be a finite float in"),
     (dict(gamma=0.5, n=10), r"gamma must be a finite float in \(0.0, 0.333"),
     (dict(gamma=float("nan"), n=10), "gamma must be a finite float"),
-    (dict(gamma=0.01, n=0), r"n must be an integer in \[1, 62500000\]; got 0"),
+    (dict(gamma=0.01, n=0), rf"n must be an integer in \[1, {MAX_WORK // 320}\]; got 0"),  # 320 chains
     (dict(gamma=0.01, n=10, n_chains=0), "n_chains must be an integer"),
     (dict(gamma=0.01, n=10, coupling="same"), "coupling must be one of 'shared', 'independent'; got 'same'"),
     (dict(gamma=0.01, n=10, x0=[1.0, 2.0]), r"x0 must have shape \(1,?\)"),
@@ -101,20 +102,20 @@ def test_divergence_guard_uses_the_derived_bound():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(n=2**63), r"n must be an integer in \[1, 2500000000\]"),          # int64 wrap in the kernel before
+    (dict(n=2**63), r"n must be an integer in \[1, {per8}\]"),            # int64 wrap in the kernel before
     (dict(n=10, n_chains=10**9), r"n_chains must be an integer in \[1, "),   # hung before
-    (dict(n=10**9, n_chains=10**3), r"n must be an integer in \[1, 20000000\]"),
+    (dict(n=10**9, n_chains=10**3), r"n must be an integer in \[1, {per1000}\]"),
     (dict(n=10, n_burn=2**62), "n_burn must be an integer in"),
     (dict(n=10, x0="a"), "x0 must be"),
     (dict(n=10, coupling=["shared"]), "coupling must be a str"),
     (dict(n=10.5), "n must be an integer"),
 ])
 def test_budget_and_types_refused_before_allocating(kwargs, match):
-    with pytest.raises((ValueError, TypeError), match=match):
-        run_pair("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
-    with pytest.raises((ValueError, TypeError), match=match.replace("2500000000", "125000000")
-                       .replace("20000000", "1000000")):
-        run_pair_numpy("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
+    # the bound on n is the work budget over n_chains (d = 1): MAX_WORK for the kernel, MAX_WORK_NUMPY for numpy
+    for fn, budget in ((run_pair, MAX_WORK), (run_pair_numpy, MAX_WORK_NUMPY)):
+        chains = kwargs.get("n_chains", 8)
+        with pytest.raises((ValueError, TypeError), match=match.format(per8=budget // 8, per1000=budget // chains)):
+            fn("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
 
 
 def test_problem_and_outputs_validate():

@@ -1,7 +1,8 @@
 """Ctrl-C / SIGTERM during the real long kernels of every field package (issue 30, defect 1).
 
 Each case runs one package's public call, at a size that keeps its kernel busy for a few seconds,
-as a claim under ``run_claim`` in a subprocess, and sends the signal 0.15 s after the call started.
+as a claim under ``run_claim`` in a subprocess (three at a time), and sends the signal 0.15 s after
+the call started.
 The run must exit 130 (SIGINT) or 143 (SIGTERM), print no traceback, not cache the claim (finished sweep points may be), and
 the next claim must never start.  A toy kernel returning a float did not show the defect: numba's
 wrapper calls back into Python to box every *array* a kernel returns, and a signal handled there
@@ -17,8 +18,6 @@ import subprocess
 import sys
 import textwrap
 import time
-
-import pytest
 
 # package: (setup, call with {S}, size warm-up, size of the interrupted call); sizes give ~1-3 s of kernel
 CASES = {
@@ -95,32 +94,51 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("package", sorted(CASES))
-def test_a_signal_during_a_packages_long_kernel_stops_the_run_cleanly(tmp_path, package):
+def _interrupt(package, tmp_path):
+    """Run the package's case, signal it 0.15 s into the call; a list of what went wrong (empty: clean)."""
     setup, call, warm, size = CASES[package]
     signum = signal.SIGINT if sorted(CASES).index(package) % 2 == 0 else signal.SIGTERM
-    script = tmp_path / "long_kernel.py"
+    folder = tmp_path / package
+    folder.mkdir()
+    script = folder / "long_kernel.py"
     script.write_text(textwrap.dedent(SCRIPT.format(setup=setup, call=call, warm=warm, size=size)))
-    cache = tmp_path / "cache"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["NUMBA_NUM_THREADS"] = str(min(2, os.cpu_count() or 1))  # the worker threads of parallel kernels run too
-    proc = subprocess.Popen([sys.executable, str(script), str(cache)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, str(script), str(folder / "cache")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
-    assert line.strip() == "START", (line, proc.communicate(timeout=60) if proc.poll() is not None else "")
+    if line.strip() != "START":
+        out, err = proc.communicate(timeout=120)
+        return [f"{package}: the call never started: {line}{out} {err[-2000:]}"]
     time.sleep(0.15)
-    assert proc.poll() is None, "the call finished before the signal: make it longer"
+    if proc.poll() is not None:
+        return [f"{package}: the call finished before the signal: make it longer"]
     proc.send_signal(signum)
     t_sig = time.monotonic()
     try:
         out, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        pytest.fail(f"{package}: the run did not stop within 60 s of the signal")
+        return [f"{package}: the run did not stop within 60 s of the signal"]
     waited = time.monotonic() - t_sig
-    assert proc.returncode == 128 + signum, (package, proc.returncode, out, err[-3000:])
-    assert f"INTERRUPTED {int(signum)} CLAIM CACHED False" in out, (out, err[-3000:])
-    print(f"{package}: stopped {waited:.2f} s after the signal")
-    assert "SECOND CLAIM STARTED" not in out and "ROWS" not in out
-    assert "Traceback" not in err and "SystemError" not in err, err[-3000:]
+    problems = []
+    if proc.returncode != 128 + signum:
+        problems.append(f"{package}: exit code {proc.returncode}, expected {128 + signum}")
+    if f"INTERRUPTED {int(signum)} CLAIM CACHED False" not in out:
+        problems.append(f"{package}: not interrupted cleanly, or the claim was cached: {out!r}")
+    if "SECOND CLAIM STARTED" in out or "ROWS" in out:
+        problems.append(f"{package}: the run went on after the signal")
+    if "Traceback" in err or "SystemError" in err:
+        problems.append(f"{package}: {err[-2000:]}")
     # finished sweep points may be cached (a rerun resumes from them), the interrupted claim may not
+    print(f"{package}: {signal.Signals(signum).name} -> exit {proc.returncode}, {waited:.2f} s after the signal")
+    return [p + f"\n{err[-2000:]}" for p in problems]
+
+
+def test_a_signal_during_each_packages_long_kernel_stops_the_run_cleanly(tmp_path):
+    # three at a time: the subprocesses' start-up (imports, numba's cache) overlaps with the others' kernels
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(3) as pool:
+        problems = [p for ps in pool.map(lambda pkg: _interrupt(pkg, tmp_path), sorted(CASES)) for p in ps]
+    assert not problems, "\n\n".join(problems)
