@@ -85,7 +85,7 @@ def test_long_chunked_calls_report_progress(capsys, monkeypatch):
 
     monkeypatch.setattr(interrupt, "PROGRESS_EVERY_S", 0.0)
     # chunks of 2 chains (2e5 steps) instead of ~2e7 steps, so that the test is short
-    monkeypatch.setattr(interrupt, "chunks", functools.partial(interrupt.chunks, target=2e5))
+    monkeypatch.setattr(interrupt, "chunks", functools.partial(interrupt.chunks, target=2e5, at_least=1))
     kw = dict(gamma=0.01, n=50_000, seed=0)  # (n_burn + n) d = 1e5 steps per chain
     ref = M.run_pair("quadratic", n_chains=6, **kw)
     err = capsys.readouterr().err

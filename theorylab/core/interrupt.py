@@ -127,11 +127,14 @@ def handling_signals(signals=(signal.SIGINT, signal.SIGTERM)):
         _RAISED.clear()
 
 
-def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7, desc: str | None = None):
+def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7, desc: str | None = None,
+           at_least: int | None = None):
     """Slices of ``range(n)`` each worth about ``target`` units of kernel work (at least one item),
     with :func:`check` before each: call a long kernel once per slice, so that a signal stops the
     run within about a second (``target`` 2e7 inner steps) instead of at the end of the whole call.
-    Kernels that draw per item from ``spawn_seeds`` give the same numbers chunked or not.
+    Kernels that draw per item from ``spawn_seeds`` give the same numbers chunked or not.  A chunk
+    holds at least ``at_least`` items (default: numba's thread count, so that a ``prange`` over the
+    items keeps every thread busy).
 
     With ``desc``, a call that has run 5 s reports its progress every 5 s: to the run's progress
     hook (``theorylab check`` prints it) as ``progress("sweep_point", done, total, desc)``, or
@@ -140,7 +143,11 @@ def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7, desc: str
     import time
 
     n = int(n)
-    size = max(1, int(target // max(float(work_per_item), 1.0)))
+    if at_least is None:
+        import numba
+
+        at_least = numba.get_num_threads()
+    size = max(1, int(at_least), int(target // max(float(work_per_item), 1.0)))
     total = -(-n // size)
     t0 = last = time.monotonic()
     for i, start in enumerate(range(0, n, size)):
