@@ -74,6 +74,9 @@ def test_markov_refuses_a_run_beyond_its_time_budget_before_allocating():
         M.run_pair(gamma=0.01, n=10**9, n_chains=8)
     assert time.perf_counter() - t0 < 1.0
     assert "n" in str(info.value)
+    # a single chain runs on one core: 4e9 steps fit the total budget but not one core's share
+    with pytest.raises(ValueError, match=r"one chain runs on one core.*n_burn=2000000000, n=2000000000"):
+        M.run_pair(gamma=0.01, n=2 * 10**9, n_chains=1)
 
 
 def test_long_chunked_calls_report_progress(capsys, monkeypatch):

@@ -41,7 +41,8 @@ __all__ = ["PairAverages", "Problem", "PROBLEMS", "run_pair", "run_pair_numpy", 
 #: Work budget of one call, in chain steps times dimension, n_chains * (n_burn + n) * d: measured, the
 #: jitted kernels do about 3.3e7 steps per second on 2 cores (cos problem; issue 30: n_chains=8, n=1e9
 #: took ~8 min), so 5e9 is about 2.5 min, the per-paper budget (the largest full-scale point, 320 chains of
-#: 4.1e6 steps, is 1.3e9).  Larger runs are refused before anything is allocated; split them over seeds.
+#: 4.1e6 steps, is 1.3e9).  One chain runs on one core, so it gets half of it.  Larger runs are refused
+#: before anything is allocated; split them over seeds.
 MAX_WORK = 5 * 10**9
 #: The numpy reference steps all chains at once in Python: at most 1e9 chain-steps x d (~ minutes).
 MAX_WORK_NUMPY = 10**9
@@ -134,6 +135,9 @@ def _validate(problem, gamma, n, n_burn, n_chains, x0, coupling, max_work=MAX_WO
     if n_chains * (n_burn + n) * d > max_work:
         raise ValueError(f"n_chains * (n_burn + n) * d must be <= {max_work:.3g} (the work budget); got n_chains="
                          f"{n_chains}, n_burn={n_burn}, n={n}, d={d}: split the run over seeds")
+    if (n_burn + n) * d > max_work // 2:  # one chain runs on one core: half the budget of two
+        raise ValueError(f"(n_burn + n) * d must be <= {max_work // 2:.3g} (one chain runs on one core: half the work "
+                         f"budget); got n_burn={n_burn}, n={n}, d={d}")
     if not isinstance(coupling, str):
         raise TypeError(f"coupling must be a str, 'shared' or 'independent'; got {coupling!r}")
     check_choice("coupling", coupling, ("shared", "independent"))
