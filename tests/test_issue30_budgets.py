@@ -87,20 +87,21 @@ def test_long_chunked_calls_report_progress(capsys, monkeypatch):
     from theorylab.core.context import using_run
 
     monkeypatch.setattr(interrupt, "PROGRESS_EVERY_S", 0.0)
-    # chunks of 2 chains (2e5 steps) instead of ~2e7 steps, so that the test is short
+    # kernel calls of 2e5 chain-steps instead of ~2e7, so that the test is short: 5 chains of 1e5 steps (1-d
+    # problem: the steps are split, 40000 per call, three calls)
     monkeypatch.setattr(interrupt, "chunks", functools.partial(interrupt.chunks, target=2e5, at_least=1))
-    kw = dict(gamma=0.01, n=50_000, seed=0)  # (n_burn + n) d = 1e5 steps per chain
-    ref = M.run_pair("quadratic", n_chains=6, **kw)
+    kw = dict(gamma=0.01, n=50_000, seed=0)
+    ref = M.run_pair("quadratic", n_chains=5, **kw)
     err = capsys.readouterr().err
-    assert "run_pair chains: 1/3 chunks" in err and "2/3 chunks" in err and "s left" in err
+    assert "run_pair steps: 1/3 chunks" in err and "2/3 chunks" in err and "s left" in err
     events = []
     with using_run(progress=lambda event, **info: events.append((event, info))):
-        again = M.run_pair("quadratic", n_chains=6, **kw)
+        again = M.run_pair("quadratic", n_chains=5, **kw)
     assert [(e, i["done"], i["total"], i["desc"]) for e, i in events] == [
-        ("sweep_point", 1, 3, "run_pair chains"), ("sweep_point", 2, 3, "run_pair chains")]
+        ("sweep_point", 1, 3, "run_pair steps"), ("sweep_point", 2, 3, "run_pair steps")]
     assert np.array_equal(ref.rr, again.rr)
     monkeypatch.undo()  # one kernel call for all chains gives the same numbers as the chunks
-    assert np.array_equal(ref.rr, M.run_pair("quadratic", n_chains=6, **kw).rr)
+    assert np.array_equal(ref.rr, M.run_pair("quadratic", n_chains=5, **kw).rr)
 
 
 def test_relu_random_network_refuses_a_huge_input_before_allocating():

@@ -27,9 +27,15 @@ def test_kernel_matches_its_python_body():
     out_j, out_p = np.empty((3, 4)), np.empty((3, 4))
     div_j, div_p = np.empty(3, np.int64), np.empty(3, np.int64)
     K.pair_chains_1d(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, 1e6, out_j, div_j)
-    K.pair_chains_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, 1e6, out_p, div_p)
+    states = np.empty((3, 4), dtype=np.uint64)
+    K.pair_start(seeds, states)
+    x, sums = np.full((3, 2), 5.0), np.zeros((3, 4))
+    div_p[:] = -1
+    for k0, k1 in ((0, 30), (30, 120), (120, 150)):  # the resumable kernel's Python body, in three ranges
+        K.pair_steps_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 50, k0, k1, states, x, sums, True, 1e6, div_p)
+    out_p[:] = sums / 100
     np.testing.assert_allclose(out_j, out_p, rtol=1e-12)
-    assert np.all(div_j == -1)
+    assert np.all(div_j == -1) and np.all(div_p == -1)
 
 
 def test_same_seed_same_numbers_whatever_the_thread_count():

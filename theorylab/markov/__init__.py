@@ -205,19 +205,22 @@ def run_pair(problem="cos", *, gamma, n, n_burn=None, n_chains=320, x0=None, cou
     seeds = spawn_seeds(seed, n_chains)
     diverged = np.empty(n_chains, dtype=np.int64)
     coupled = coupling == "shared"
-    # chains in chunks of ~2e7 steps: a signal stops the call within about a second, long calls show progress
-    parts = interrupt.chunks(n_chains, (n_burn + n) * problem.dim, desc="run_pair chains")
-    if problem.kind == "1d":
+    # kernel calls of ~2e7 steps: a signal stops the call within about a second, long calls show progress
+    if problem.kind == "1d":  # all chains, a range of steps per call (resumable kernel)
         a = problem.args
-        out = np.empty((n_chains, 4))
-        for sl in parts:
-            K.pair_chains_1d(a["code"], a["c"], a["b"], gamma, a["sigma"], float(x0[0]), n_burn, n, seeds[sl],
-                             coupled, bound, out[sl], diverged[sl])
+        states = np.empty((n_chains, 4), dtype=np.uint64)
+        K.pair_start(seeds, states)
+        x, sums = np.full((n_chains, 2), float(x0[0])), np.zeros((n_chains, 4))
+        diverged[:] = -1
+        for ks in interrupt.chunks(n_burn + n, n_chains, desc="run_pair steps", at_least=1):
+            K.pair_steps_1d(a["code"], a["c"], a["b"], gamma, a["sigma"], n_burn, ks.start, ks.stop, states, x,
+                            sums, coupled, bound, diverged)
+        out = sums / n
         pr1, pr2, eps1, eps2 = out[:, :1], out[:, 1:2], out[:, 2:3], out[:, 3:4]
-    else:
+    else:  # chunks of chains
         a, d = problem.args, problem.dim
         pr1, pr2, eps1, eps2 = (np.empty((n_chains, d)) for _ in range(4))
-        for sl in parts:
+        for sl in interrupt.chunks(n_chains, (n_burn + n) * d, desc="run_pair chains"):
             K.pair_chains_logistic(a["A"], a["y"], a["lam"], a["G_star"], gamma, x0, n_burn, n, seeds[sl], coupled,
                                    bound, pr1[sl], pr2[sl], eps1[sl], eps2[sl], diverged[sl])
     return _assemble(problem, pr1, pr2, eps1, eps2, diverged, gamma, bound)
