@@ -18,6 +18,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 # package: (setup, call with {S}, size warm-up, size of the interrupted call); sizes give ~1-3 s of kernel
 CASES = {
     "markov": ("import theorylab.markov as M",
@@ -141,3 +143,25 @@ def test_a_signal_during_each_packages_long_kernel_stops_the_run_cleanly(tmp_pat
     with ThreadPoolExecutor(3) as pool:
         problems = [p for ps in pool.map(lambda pkg: _interrupt(pkg, tmp_path), sorted(CASES)) for p in ps]
     assert not problems, "\n\n".join(problems)
+
+
+def test_a_signal_deferred_in_numba_frames_is_raised_when_the_body_ends(monkeypatch):
+    # as if every frame the handler ran in were numba's (a compiled call's callback): it only records and
+    # re-sends; the body runs to its end (or fails), and handling_signals raises Interrupted there
+    from theorylab.core import interrupt
+
+    monkeypatch.setattr(interrupt, "_in_numba", lambda frame: True)
+    finished = []
+    with pytest.raises(interrupt.Interrupted) as info:
+        with interrupt.handling_signals():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)  # re-sent every 5 ms meanwhile, deferred each time
+            finished.append(True)
+    assert finished and info.value.exit_code == 143
+    with pytest.raises(interrupt.Interrupted) as info:
+        with interrupt.handling_signals():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            raise SystemError("<CPUDispatcher(kernel)> returned a result with an exception set")
+    assert info.value.exit_code == 130 and isinstance(info.value.__cause__, SystemError)
+    assert interrupt.requested() is None  # forgotten on exit: later work is not stopped

@@ -100,7 +100,8 @@ def handling_signals(signals=(signal.SIGINT, signal.SIGTERM)):
     """Install the recording handler for the body (main thread only; elsewhere a no-op).
 
     A signal whose exception was deferred (it arrived inside a compiled call) and not yet raised
-    when the body ends is raised at its end, so a body that finished after a signal still stops.
+    when the body ends is raised at its end, so a body that finished after a signal still stops,
+    and one that failed meanwhile reports the interruption rather than its error.
 
     The recorded signal is forgotten on exit, so later work in the same process (a notebook
     cell after an interrupted ``cli.main``) is not stopped by a signal that was already handled.
@@ -114,6 +115,11 @@ def handling_signals(signals=(signal.SIGINT, signal.SIGTERM)):
     _ACTIVE[:] = [True]
     try:
         yield
+    except Exception as exc:  # what a signal deferred in a kernel call left behind (e.g. a SystemError)
+        if _REQUESTED and not _RAISED:
+            raise Interrupted(_REQUESTED[0]) from exc
+        raise
+    else:
         if _REQUESTED and not _RAISED:  # deferred in a kernel call, and the body ended before it was re-sent
             raise Interrupted(_REQUESTED[0])
     finally:
