@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 
 
@@ -69,12 +70,11 @@ def _in_numba(frame) -> bool:
     if frame is None:
         return False
     if _NUMBA_DIR is None:
-        try:
-            import numba
-            _NUMBA_DIR = os.path.dirname(numba.__file__) + os.sep
-        except ImportError:  # pragma: no cover - numba is a dependency
-            _NUMBA_DIR = ""
-    return bool(_NUMBA_DIR) and frame.f_code.co_filename.startswith(_NUMBA_DIR)
+        numba = sys.modules.get("numba")
+        if numba is None:  # not imported yet: no frame can be numba's
+            return False
+        _NUMBA_DIR = os.path.dirname(numba.__file__) + os.sep
+    return frame.f_code.co_filename.startswith(_NUMBA_DIR)
 
 
 def _redeliver(signum):
@@ -145,7 +145,6 @@ def chunks(n: int, work_per_item: float = 1.0, *, target: float = 2e7, desc: str
     With ``desc``, a call that has run 5 s reports its progress every 5 s: to the run's progress
     hook (``theorylab check`` prints it) as ``progress("sweep_point", done, total, desc)``, or
     outside a run as a line on stderr, with the time it expects to still need."""
-    import sys
     import time
 
     n = int(n)
