@@ -3,9 +3,10 @@
 A signal arriving while a numba kernel runs cannot stop the kernel; Python sees it at the next
 Python bytecode the main thread runs.  That is usually back in the caller, once the kernel has
 returned, but it can also be *inside* the compiled call: numba's wrapper calls back into Python
-(``numba.core.serialize._numba_unpickle``) to build the dtype of every array it returns, and its
+(``numba.core.serialize._numba_unpickle``) for the Python type of every array it returns (numba's
+``PythonAPI.nrt_adapt_ndarray_to_python``, which does not check the result), and its
 dispatcher calls Python to type unusual arguments.  An exception raised there is not expected by
-the compiled code: the boxed array gets a NULL dtype and the process dies with SIGSEGV, or the
+the compiled code: the array is boxed with a NULL type and the process dies with SIGSEGV, or the
 call ends in a ``SystemError`` ("returned a result with an exception set").  So the handler
 installed by :func:`handling_signals` records the signal first and raises :class:`Interrupted`
 only in a frame that is not numba's own; in numba's frames it defers and re-sends the signal to
