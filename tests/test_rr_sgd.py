@@ -7,6 +7,7 @@ import pytest
 from theorylab.core import SimulationDiverged, spawn_seeds
 from theorylab.markov import (PairAverages, Problem, cos_problem, divergence_bound, logistic_problem,
                               quadratic_problem, rr_estimate, run_pair, run_pair_numpy, softplus_problem)
+from theorylab.markov.chains import MAX_WORK, MAX_WORK_NUMPY
 from theorylab.markov import _kernels as K
 from theorylab.core import clear_experiments
 
@@ -27,9 +28,15 @@ def test_kernel_matches_its_python_body():
     out_j, out_p = np.empty((3, 4)), np.empty((3, 4))
     div_j, div_p = np.empty(3, np.int64), np.empty(3, np.int64)
     K.pair_chains_1d(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, 1e6, out_j, div_j)
-    K.pair_chains_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 5.0, 50, 100, seeds, True, 1e6, out_p, div_p)
+    states = np.empty((3, 4), dtype=np.uint64)
+    K.pair_start(seeds, states)
+    x, sums = np.full((3, 2), 5.0), np.zeros((3, 4))
+    div_p[:] = -1
+    for k0, k1 in ((0, 30), (30, 120), (120, 150)):  # the resumable kernel's Python body, in three ranges
+        K.pair_steps_1d.py_func(K.COS, 0.0, 0.0, 0.05, 1.0, 50, k0, k1, states, x, sums, True, 1e6, div_p)
+    out_p[:] = sums / 100
     np.testing.assert_allclose(out_j, out_p, rtol=1e-12)
-    assert np.all(div_j == -1)
+    assert np.all(div_j == -1) and np.all(div_p == -1)
 
 
 def test_same_seed_same_numbers_whatever_the_thread_count():
@@ -68,7 +75,7 @@ def test_jitted_and_numpy_reference_agree_in_distribution():
     (dict(gamma=-0.1, n=10), "gamma must be a finite float in"),
     (dict(gamma=0.5, n=10), r"gamma must be a finite float in \(0.0, 0.333"),
     (dict(gamma=float("nan"), n=10), "gamma must be a finite float"),
-    (dict(gamma=0.01, n=0), r"n must be an integer in \[1, 62500000\]; got 0"),
+    (dict(gamma=0.01, n=0), rf"n must be an integer in \[1, {MAX_WORK // 320}\]; got 0"),  # 320 chains
     (dict(gamma=0.01, n=10, n_chains=0), "n_chains must be an integer"),
     (dict(gamma=0.01, n=10, coupling="same"), "coupling must be one of 'shared', 'independent'; got 'same'"),
     (dict(gamma=0.01, n=10, x0=[1.0, 2.0]), r"x0 must have shape \(1,?\)"),
@@ -102,20 +109,20 @@ def test_divergence_guard_uses_the_derived_bound():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(n=2**63), r"n must be an integer in \[1, 2500000000\]"),          # int64 wrap in the kernel before
+    (dict(n=2**63), r"n must be an integer in \[1, {per8}\]"),            # int64 wrap in the kernel before
     (dict(n=10, n_chains=10**9), r"n_chains must be an integer in \[1, "),   # hung before
-    (dict(n=10**9, n_chains=10**3), r"n must be an integer in \[1, 20000000\]"),
+    (dict(n=10**9, n_chains=10**3), r"n must be an integer in \[1, {per1000}\]"),
     (dict(n=10, n_burn=2**62), "n_burn must be an integer in"),
     (dict(n=10, x0="a"), "x0 must be"),
     (dict(n=10, coupling=["shared"]), "coupling must be a str"),
     (dict(n=10.5), "n must be an integer"),
 ])
 def test_budget_and_types_refused_before_allocating(kwargs, match):
-    with pytest.raises((ValueError, TypeError), match=match):
-        run_pair("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
-    with pytest.raises((ValueError, TypeError), match=match.replace("2500000000", "125000000")
-                       .replace("20000000", "1000000")):
-        run_pair_numpy("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
+    # the bound on n is the work budget over n_chains (d = 1): MAX_WORK for the kernel, MAX_WORK_NUMPY for numpy
+    for fn, budget in ((run_pair, MAX_WORK), (run_pair_numpy, MAX_WORK_NUMPY)):
+        chains = kwargs.get("n_chains", 8)
+        with pytest.raises((ValueError, TypeError), match=match.format(per8=budget // 8, per1000=budget // chains)):
+            fn("cos", gamma=0.01, **{"n_chains": 8, **kwargs})
 
 
 def test_problem_and_outputs_validate():

@@ -491,6 +491,7 @@ def _run_stage(c: Claim, scale: str, root: int, stage: int, params: dict, cache,
             evidence = c.func(seed=claim_seed, **params)
         result = evaluate(c, evidence, scale=scale, seed=claim_seed, params=params, runtime=time.perf_counter() - t0,
                           reject_level=REPLICATE_LEVEL if stage == 2 else None)
+        interrupt.check()  # a signal deferred in a kernel call interrupts this claim, even if it then finished
     except BaseException as exc:  # a crashed check is reported, never silently skipped
         if interrupt.requested() is not None:
             raise interrupt.Interrupted(interrupt.requested()) from None

@@ -33,23 +33,32 @@ def grad_1d(kind, x, c, b):
 
 
 @njit(cache=True, parallel=True)
-def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, bound, out, diverged):
-    """1-d chains with additive N(0, sigma^2) noise.
-
-    out[m] = (mean theta^(gamma), mean theta^(2 gamma), mean eps^(gamma), mean eps^(2 gamma)) over the window;
-    diverged[m] = step at which chain m left |x| <= bound (derived by the caller), else -1.
-    """
+def pair_start(seeds, states):
+    """states[m] <- the xoshiro256** state of chain pair m, seeded from seeds[m]."""
     for m in prange(seeds.shape[0]):
-        state = np.empty(4, dtype=np.uint64)
-        seed_state(seeds[m], state)
-        x1 = x0
-        x2 = x0
-        s1 = 0.0
-        s2 = 0.0
-        se1 = 0.0
-        se2 = 0.0
-        diverged[m] = -1
-        for k in range(n_burn + n):
+        seed_state(seeds[m], states[m])
+
+
+@njit(cache=True, parallel=True)
+def pair_steps_1d(kind, c, b, gamma, sigma, n_burn, k0, k1, states, x, sums, coupled, bound, diverged):
+    """Steps k0, ..., k1 - 1 of the 1-d chain pairs with additive N(0, sigma^2) noise, resumable.
+
+    Per pair m: states[m] its xoshiro256** state, x[m] = (theta^(gamma), theta^(2 gamma)), sums[m] the
+    running sums over the window (k >= n_burn) of (theta^(gamma), theta^(2 gamma), eps^(gamma),
+    eps^(2 gamma)), all updated in place; diverged[m] = step at which it left |x| <= bound (then
+    skipped), else -1.  Calling it over consecutive ranges gives the numbers of one call.
+    """
+    for m in prange(states.shape[0]):
+        if diverged[m] >= 0:
+            continue
+        state = states[m]
+        x1 = x[m, 0]
+        x2 = x[m, 1]
+        s1 = sums[m, 0]
+        s2 = sums[m, 1]
+        se1 = sums[m, 2]
+        se2 = sums[m, 3]
+        for k in range(k0, k1):
             e1 = sigma * normal(state)
             e2 = e1 if coupled else sigma * normal(state)
             if k >= n_burn:
@@ -62,10 +71,28 @@ def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, boun
             if not (abs(x1) <= bound and abs(x2) <= bound):
                 diverged[m] = k
                 break
-        out[m, 0] = s1 / n
-        out[m, 1] = s2 / n
-        out[m, 2] = se1 / n
-        out[m, 3] = se2 / n
+        x[m, 0] = x1
+        x[m, 1] = x2
+        sums[m, 0] = s1
+        sums[m, 1] = s2
+        sums[m, 2] = se1
+        sums[m, 3] = se2
+
+
+def pair_chains_1d(kind, c, b, gamma, sigma, x0, n_burn, n, seeds, coupled, bound, out, diverged):
+    """1-d chains with additive N(0, sigma^2) noise, in one call of :func:`pair_steps_1d`.
+
+    out[m] = (mean theta^(gamma), mean theta^(2 gamma), mean eps^(gamma), mean eps^(2 gamma)) over the window;
+    diverged[m] = step at which chain m left |x| <= bound (derived by the caller), else -1.
+    """
+    M = seeds.shape[0]
+    states = np.empty((M, 4), dtype=np.uint64)
+    pair_start(seeds, states)
+    x = np.full((M, 2), x0)
+    diverged[:] = -1
+    sums = np.zeros((M, 4))
+    pair_steps_1d(kind, c, b, gamma, sigma, n_burn, 0, n_burn + n, states, x, sums, coupled, bound, diverged)
+    out[:] = sums / n
 
 
 @njit(cache=True)

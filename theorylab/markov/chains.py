@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core import interrupt
 from ..core.seeding import as_generator, spawn_seeds
 from ..core.validate import SimulationDiverged, check_array, check_choice, check_int, require_bounded
 from . import _kernels as K
@@ -16,11 +17,12 @@ from .problems import Problem, check_step, get_problem
 __all__ = ["PairAverages", "run_pair", "run_pair_numpy", "rr_estimate", "divergence_bound"]
 
 
-#: Work budget of one call, in chain steps times dimension, n_chains * (n_burn + n) * d: the jitted
-#: kernels do about 1e8 one-dimensional steps per second per core, so 2e10 is a few minutes on 2 cores
-#: (the largest full-scale point, 320 chains of 4.1e6 steps, is 1.3e9).  Larger runs are refused
+#: Work budget of one call, in chain steps times dimension, n_chains * (n_burn + n) * d: measured, the
+#: jitted kernels do about 3.3e7 steps per second on 2 cores (cos problem; issue 30: n_chains=8, n=1e9
+#: took ~8 min), so 5e9 is about 2.5 min, the per-paper budget (the largest full-scale point, 320 chains of
+#: 4.1e6 steps, is 1.3e9).  One chain runs on one core, so it gets half of it.  Larger runs are refused
 #: before anything is allocated; split them over seeds.
-MAX_WORK = 2 * 10**10
+MAX_WORK = 5 * 10**9
 #: The numpy reference steps all chains at once in Python: at most 1e9 chain-steps x d (~ minutes).
 MAX_WORK_NUMPY = 10**9
 #: Memory budget of the outputs: ~12 float64 arrays of shape (n_chains, d) must fit in 2 GiB.
@@ -112,6 +114,9 @@ def _validate(problem, gamma, n, n_burn, n_chains, x0, coupling, max_work=MAX_WO
     if n_chains * (n_burn + n) * d > max_work:
         raise ValueError(f"n_chains * (n_burn + n) * d must be <= {max_work:.3g} (the work budget); got n_chains="
                          f"{n_chains}, n_burn={n_burn}, n={n}, d={d}: split the run over seeds")
+    if (n_burn + n) * d > max_work // 2:  # one chain runs on one core: half the budget of two
+        raise ValueError(f"(n_burn + n) * d must be <= {max_work // 2:.3g} (one chain runs on one core: half the work "
+                         f"budget); got n_burn={n_burn}, n={n}, d={d}")
     if not isinstance(coupling, str):
         raise TypeError(f"coupling must be a str, 'shared' or 'independent'; got {coupling!r}")
     check_choice("coupling", coupling, ("shared", "independent"))
@@ -179,17 +184,24 @@ def run_pair(problem="cos", *, gamma, n, n_burn=None, n_chains=320, x0=None, cou
     seeds = spawn_seeds(seed, n_chains)
     diverged = np.empty(n_chains, dtype=np.int64)
     coupled = coupling == "shared"
-    if problem.kind == "1d":
+    # kernel calls of ~2e7 steps: a signal stops the call within about a second, long calls show progress
+    if problem.kind == "1d":  # all chains, a range of steps per call (resumable kernel)
         a = problem.args
-        out = np.empty((n_chains, 4))
-        K.pair_chains_1d(a["code"], a["c"], a["b"], gamma, a["sigma"], float(x0[0]), n_burn, n, seeds, coupled,
-                         bound, out, diverged)
+        states = np.empty((n_chains, 4), dtype=np.uint64)
+        K.pair_start(seeds, states)
+        x, sums = np.full((n_chains, 2), float(x0[0])), np.zeros((n_chains, 4))
+        diverged[:] = -1
+        for ks in interrupt.chunks(n_burn + n, n_chains, desc="run_pair steps", at_least=1):
+            K.pair_steps_1d(a["code"], a["c"], a["b"], gamma, a["sigma"], n_burn, ks.start, ks.stop, states, x,
+                            sums, coupled, bound, diverged)
+        out = sums / n
         pr1, pr2, eps1, eps2 = out[:, :1], out[:, 1:2], out[:, 2:3], out[:, 3:4]
-    else:
+    else:  # chunks of chains
         a, d = problem.args, problem.dim
         pr1, pr2, eps1, eps2 = (np.empty((n_chains, d)) for _ in range(4))
-        K.pair_chains_logistic(a["A"], a["y"], a["lam"], a["G_star"], gamma, x0, n_burn, n, seeds, coupled,
-                               bound, pr1, pr2, eps1, eps2, diverged)
+        for sl in interrupt.chunks(n_chains, (n_burn + n) * d, desc="run_pair chains"):
+            K.pair_chains_logistic(a["A"], a["y"], a["lam"], a["G_star"], gamma, x0, n_burn, n, seeds[sl], coupled,
+                                   bound, pr1[sl], pr2[sl], eps1[sl], eps2[sl], diverged[sl])
     return _assemble(problem, pr1, pr2, eps1, eps2, diverged, gamma, bound)
 
 

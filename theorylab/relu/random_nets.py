@@ -7,9 +7,13 @@ from fractions import Fraction
 import numpy as np
 
 from theorylab.core.seeding import as_generator
-from theorylab.core.validate import check_int
+from theorylab.core.validate import check_budget, check_int
 
 from .network import ReLUNetwork
+
+
+#: Largest number of weights of :func:`random_nary_network` (drawn one by one as Fractions).
+MAX_WEIGHTS = 10**6
 
 
 def random_nary_network(n: int, widths, *, N: int = 1, max_numerator: int = 2, max_exponent: int = 1,
@@ -29,6 +33,10 @@ def random_nary_network(n: int, widths, *, N: int = 1, max_numerator: int = 2, m
     p_zero : float in [0, 1)
         Probability of a zero weight (sparsity keeps the polytopes small).
     seed : int or Generator
+
+    The weights are Python Fractions drawn one by one (~10 us and ~100 bytes each), so their number,
+    sum over layers of (fan-in x fan-out), is capped at ``MAX_WEIGHTS`` (~10 s) before anything
+    is allocated.
     """
     n = check_int("n", n, low=1)
     N = check_int("N", N, low=1)
@@ -37,8 +45,10 @@ def random_nary_network(n: int, widths, *, N: int = 1, max_numerator: int = 2, m
     widths = [check_int(f"widths[{i}]", w, low=1) for i, w in enumerate(widths)]
     if not 0 <= p_zero < 1:
         raise ValueError(f"p_zero must be in [0, 1); got {p_zero!r}")
-    rng = as_generator(seed)
     dims = [n] + widths + [1]
+    check_budget("random_nary_network's weights (Python Fractions)", sum(a * b for a, b in zip(dims, dims[1:])),
+                 max_elements=MAX_WEIGHTS, n=n, widths=widths)
+    rng = as_generator(seed)
     weights = []
     for l in range(len(dims) - 1):
         W = np.empty((dims[l + 1], dims[l]), dtype=object)

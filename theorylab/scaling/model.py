@@ -9,6 +9,7 @@ README of the check module; it is the one under which the plateau shortens as L 
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -262,9 +263,14 @@ def _run_paths(*, N, Ls, K, M, beta, eta, sigma_J, activation, alphas, n_trained
     check_memory("the weights of all paths (n_seeds x (K + M) x N)", n_seeds * (K + M) * N, **size)
     check_memory("the recorded errors (n_seeds x len(alphas))", n_seeds * rec.size, n_seeds=n_seeds,
                  n_alphas=rec.size)
-    # per step: N normals, (K + M) N multiply-adds for the pre-activations, K N for the update
-    check_work("one-pass SGD (n_seeds x alphas[-1] N steps x (2K + M + 1) N)",
-               float(n_seeds) * float(rec[-1]) * (2 * K + M + 1) * N, alpha_max=float(rec[-1]) / N, **size)
+    # each path (one per thread at a time) holds its (K + M) x (K + M) order parameters, inside the kernel
+    check_memory("the order parameters of the paths run at once (threads x (K + M)^2)",
+                 min(n_seeds, numba.get_num_threads()) * (K + M) ** 2, **size)
+    # per step: N normals, (K + M) N multiply-adds for the pre-activations, K N for the update; per
+    # recorded alpha: the (K + M)^2 N order parameters
+    check_work("one-pass SGD (n_seeds x (alphas[-1] N steps x (2K + M + 1) N + len(alphas) (K + M)^2 N))",
+               float(n_seeds) * (float(rec[-1]) * (2 * K + M + 1) + rec.size * float(K + M) ** 2) * N,
+               alpha_max=float(rec[-1]) / N, **size)
     lam = np.stack([spectrum(N, L, beta) for L in Ls])
     if activation == "linear":
         for lam_p in lam:

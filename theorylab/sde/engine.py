@@ -22,6 +22,7 @@ import pandas as pd
 from theorylab.core import (SimulationDiverged, check_array, check_choice, check_int, check_positive,
                             check_real, spawn_seeds)
 from theorylab.core.validate import require_finite
+from theorylab.core import interrupt
 
 from . import _kernels as K
 
@@ -262,8 +263,10 @@ def coupled_terminal(model, x0, *, t_end, n_fine, factors, n_paths=1000, seed=0,
     n_paths = check_int("n_paths", n_paths, low=2)
     check_budget(n_paths=n_paths, n_steps=n_fine, dim=factors.size, n_rec=factors.size + 1)
     bound = _test_sde_bound(model, x0, t_end, p)
-    yT, WT, diverged = K.em_levels(code, np.array([x0]), 1, _EMPTY2, _EMPTY1, p, _TAB0, t_end, n_fine, factors,
-                                   spawn_seeds(seed, n_paths), bound)
+    seeds = spawn_seeds(seed, n_paths)
+    parts = [K.em_levels(code, np.array([x0]), 1, _EMPTY2, _EMPTY1, p, _TAB0, t_end, n_fine, factors, seeds[sl], bound)
+             for sl in interrupt.chunks(n_paths, n_fine * factors.size)]  # a signal stops it within ~1 s
+    yT, WT, diverged = (np.concatenate(a) for a in zip(*parts))
     raise_if_diverged(diverged, what=f"{model} SDE (coupled levels)", bound=bound, step_unit="fine step",
                       t_end=t_end, n_fine=n_fine, **params)
     require_finite(f"{model} SDE terminal values", yT, t_end=t_end, n_fine=n_fine)

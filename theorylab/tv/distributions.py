@@ -244,18 +244,36 @@ def signed_components(P: Mixture, Q: Mixture):
 
 
 # --------------------------------------------------------------------------- random instances
+_MIN_ACCEPTANCE = 1e-3
+
+
 def _random_rational_simplices(rng, rows, q, denom):
     """``rows`` random probability vectors over [q] with entries in (1/denom) Z, all > 0
-    (q - 1 distinct cut points, uniform over the subsets of {1, .., denom - 1}: rows with a
-    repeated cut are redrawn), as a list of lists of Fractions."""
+    (q - 1 distinct cut points, uniform over the subsets of {1, .., denom - 1}), as a list of
+    lists of Fractions.
+
+    Cuts are drawn i.i.d. and a row with a repeated cut is redrawn while the chance that a row has
+    none, prod_i (1 - i / (denom - 1)), is at least ``_MIN_ACCEPTANCE``; below it (many cuts in a
+    small range: ``conditioning_pair(7)``, ``random_product(1, 90, exact=True)``, where redrawing
+    never ended) each row is a uniform subset drawn without replacement.  Both are uniform over
+    the subsets; the first keeps the numbers the sampler always gave where it terminated."""
     if q == 1:
         return [[Fraction(1)] for _ in range(rows)]
-    cuts = np.sort(rng.integers(1, denom, size=(rows, q - 1)), axis=1)
-    while True:
-        bad = np.flatnonzero((np.diff(cuts, axis=1) == 0).any(axis=1)) if q > 2 else np.array([], int)
-        if bad.size == 0:
-            break
-        cuts[bad] = np.sort(rng.integers(1, denom, size=(bad.size, q - 1)), axis=1)
+    m = denom - 1  # cut points 1..m, q - 1 of them distinct
+    log_accept = float(np.sum(np.log1p(-np.arange(q - 1) / m)))
+    if log_accept >= np.log(_MIN_ACCEPTANCE):
+        cuts = np.sort(rng.integers(1, denom, size=(rows, q - 1)), axis=1)
+        while True:
+            bad = np.flatnonzero((np.diff(cuts, axis=1) == 0).any(axis=1)) if q > 2 else np.array([], int)
+            if bad.size == 0:
+                break
+            cuts[bad] = np.sort(rng.integers(1, denom, size=(bad.size, q - 1)), axis=1)
+    elif rows * m <= 10**7:  # random keys, the q - 1 smallest per row
+        keys = rng.random((rows, m))
+        cuts = np.sort(np.argpartition(keys, q - 2, axis=1)[:, :q - 1], axis=1) + 1
+    else:
+        cuts = np.array([np.sort(rng.choice(m, size=q - 1, replace=False)) + 1 for _ in range(rows)],
+                        dtype=np.int64).reshape(rows, q - 1)
     parts = np.diff(np.concatenate([np.zeros((rows, 1), int), cuts, np.full((rows, 1), denom)], axis=1), axis=1)
     memo = {}
     out = []
