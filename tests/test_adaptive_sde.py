@@ -502,30 +502,27 @@ def test_bad_input_sde_and_theory():
 # ---------------------------------------------------------------------------- mutation: a check that can fail
 
 @pytest.mark.parametrize("where", ["theory", "simulator"])
-def test_mutation_is_caught_by_a_cheap_claim(monkeypatch, where):
+def test_mutation_is_caught_by_a_cheap_claim(broken_claim, where):
     """A deliberately broken variant makes sgd_stationary_constant (0.5 s at ci) "not reproduced":
     the theory's constant eta/4 -> 1.1 eta/4, or the simulator's noise scale sigma -> 1.05 sigma
     (loss x 1.10).  Both are 10% against an accepted deviation of about 6% (rtol 2% plus the
     family-wise widened CI).  Mutated at the Python level: the numba kernels froze their globals."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import discover
     from theorylab.core.evidence import NOT_REPRODUCED
     from theorylab.sde import experiments as E
     from theorylab.sde import optimizers as O
 
     if where == "theory":
-        orig = E.sgd_stationary_loss
-        monkeypatch.setattr(E, "sgd_stationary_loss", lambda s, **kw: 1.1 * orig(s, **kw))
+        orig = V.sgd_stationary_loss
+        target, broken = (V, "sgd_stationary_loss"), lambda s, **kw: 1.1 * orig(s, **kw)
     else:
         orig = O._check_common
 
-        def noisier(*args):
+        def broken(*args):
             out = list(orig(*args))
             out[4] = 1.05 * out[4]          # s = sigma / sqrt(batch), the injected noise scale
             return tuple(out)
-        monkeypatch.setattr(O, "_check_common", noisier)
-    c = next(c for c in discover().claims_of("adaptive_sde") if c.id == "sgd_stationary_constant")
-    r = run_claim(c, "ci", seed=0)
+        target = (O, "_check_common")
+    r = broken_claim("adaptive_sde:sgd_stationary_constant", target, broken)
     assert r.verdict == NOT_REPRODUCED, (r.measured, r.note)
 
 

@@ -358,18 +358,17 @@ def test_polytope_fan_bad_input():
 
 
 # --------------------------------------------------------------------------- mutation test
-def test_mutation_convexity_sign_is_caught(monkeypatch, cache):
+def test_mutation_convexity_sign_is_caught(broken_claim, cache):
     """A broken local convexity test (lambda_tau <= 0 instead of >= 0, spec §2(a)) must make the
     median example (its decomposition into convex g, h) fail at ci scale.  The intact run goes
     through the session cache (test_validations' ci run of the same claim, computed once); the
     mutated run never does."""
-    from theorylab.core import discover, run_claim
     from theorylab.cpwl.functions import CPWLFunction
 
-    claim = discover().claims["cpwl_decomp:median_example"]
-    assert run_claim(claim, "ci", seed=0, cache=cache).verdict == "reproduced"
-    monkeypatch.setattr(CPWLFunction, "is_convex", lambda self: all(v <= 0 for v in self._bends))
-    assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"
+    assert broken_claim.intact("cpwl_decomp:median_example", cache=cache).verdict == "reproduced"
+    r = broken_claim("cpwl_decomp:median_example", (CPWLFunction, "is_convex"),
+                     lambda self: all(v <= 0 for v in self._bends))
+    assert r.verdict == "not reproduced"
 
 
 def test_public_functions_name_bad_arguments():

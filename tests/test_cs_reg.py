@@ -85,18 +85,11 @@ def test_recovered_points_satisfy_the_constraint_and_newton_finds_a_local_minimu
     assert R.projected_hessian("eig", x, P["U"][i], C=P["C"][i])[0] > 0
 
 
-def test_mutation_wrong_exponent_is_caught(monkeypatch):
+def test_mutation_wrong_exponent_is_caught(monkeypatch, broken_claim):
     """l_osb computed with sum x^6 in place of sum x^4 (i.e. the l_ter kernel): the Lagrange-form check fails."""
-    import theorylab.validations.cs_reg as V
-    from theorylab.core.checks import REGISTRY
-
     monkeypatch.setitem(R.REGULARIZERS, "osb", (K.TER, 8, "one_sided"))
-    clear_experiments()
-    try:
-        r = run_claim(REGISTRY.claims["cs_reg:value_equals_lagrange_form"], "ci", seed=0)
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    r = broken_claim("cs_reg:value_equals_lagrange_form")
+    assert r.verdict == "not reproduced", r.measured
 
 
 @pytest.mark.parametrize("call, name", [

@@ -184,23 +184,13 @@ def test_bad_oracles_and_factories_are_named():
         E.zo_sgd(O.product(3), np.ones(3), n_iter=-1)
 
 
-def test_mutation_missized_sphere_is_caught_by_the_mse_claim(monkeypatch):
+def test_mutation_missized_sphere_is_caught_by_the_mse_claim(broken_claim):
     """A wrong constant: the sphere's radius sqrt(d + 2) instead of sqrt(d) (so E vv^T = (d+2)/d I, a
     biased estimator with normalised MSE (d+2)^2/d - 2(d+2)/d + 1 = 23 at d = 20 instead of 19).  The
     cheap ci claim mse_sphere must say "not reproduced"; the intact sampler passes."""
-    import theorylab.validations.dap as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    claim = REGISTRY.claims["dap:mse_sphere"]
     small = {"trials": 5000}
     real = E.law_scale
-    clear_experiments()
-    try:
-        assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        clear_experiments()
-        monkeypatch.setattr(E, "law_scale", lambda law, d: np.sqrt(d + 2.0) if law == "sphere" else real(law, d))
-        r = run_claim(claim, "ci", seed=0, overrides=small)
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    assert broken_claim.intact("dap:mse_sphere", overrides=small).verdict == "reproduced"
+    r = broken_claim("dap:mse_sphere", (E, "law_scale"),
+                     lambda law, d: np.sqrt(d + 2.0) if law == "sphere" else real(law, d), overrides=small)
+    assert r.verdict == "not reproduced", r.measured

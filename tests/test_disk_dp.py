@@ -146,21 +146,16 @@ def test_noise_variance_matches_dpsgd_error():
     assert abs(x.mean() - q) < 4 * x.std(ddof=1) / np.sqrt(x.size), (x.mean(), q)
 
 
-def test_mutation_missing_gamma_in_c_is_caught(monkeypatch):
+def test_mutation_missing_gamma_in_c_is_caught(broken_claim):
     """Broken variant: c = (1 - kappa)/kappa (the 1/gamma factor dropped), so the two-point gradient no longer
     cancels the drift for gamma != 1.  The ci filter-identity claim must say "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.disk_dp  # noqa: F401  (registers the claims)
-
     intact = D.disk_coefficients
 
     def broken(kappa=0.7, gamma=0.5):
         kappa, gamma, c = intact(kappa, gamma)
         return kappa, gamma, (1 - kappa) / kappa
 
-    monkeypatch.setattr(D, "disk_coefficients", broken)
-    r = run_claim(REGISTRY.claims["disk_dp:filter_identity"], "ci", seed=0, overrides={"n_steps": 50})
+    r = broken_claim("disk_dp:filter_identity", (D, "disk_coefficients"), broken, overrides={"n_steps": 50})
     assert r.verdict == "not reproduced", r.measured
 
 

@@ -126,28 +126,19 @@ def test_numpy_reference_agrees_in_distribution():
     assert abs(a.mean() - c.mean()) < 4.5 * se, (a.mean(), c.mean(), se)
 
 
-def test_mutation_missing_half_in_psi_star_is_caught(monkeypatch):
+def test_mutation_missing_half_in_psi_star_is_caught(broken_claim):
     """Broken variant: psi*(u) = (u + 1)_+^2 - 1/2 (the factor 1/2 dropped), so psi*' = 2 (u + 1)_+ and
     d_eta L = 1 - 2 mean w_i, d2_eta L = 2 mean 1_i / lam.  The ci claim eta_block_smooth must say
     "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.dro_dsgdc as V
-
     intact = D.block_derivatives
 
     def broken(*args, **kwargs):
         out = intact(*args, **kwargs)
         return {**out, "d_eta": 1.0 - 2.0 * (1.0 - out["d_eta"]), "d2_eta": 2.0 * out["d2_eta"]}
 
-    monkeypatch.setattr(D, "block_derivatives", broken)
-    clear_experiments()
-    try:
-        r = run_claim(REGISTRY.claims["dro_dsgdc:eta_block_smooth"], "ci", seed=0,
-                      overrides={"n_runs": 2, "n_iter": 20})
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    r = broken_claim("dro_dsgdc:eta_block_smooth", (D, "block_derivatives"), broken,
+                     overrides={"n_runs": 2, "n_iter": 20})
+    assert r.verdict == "not reproduced", r.measured
 
 
 def test_divergence_is_reported():

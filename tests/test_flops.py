@@ -142,27 +142,17 @@ def test_bad_input_is_named(batch, call, exc, match):
         call(batch)
 
 
-def test_mutation_missing_per_sample_average_is_caught(monkeypatch):
+def test_mutation_missing_per_sample_average_is_caught(broken_claim):
     """A broken estimator: every query weighs 1/N (the per-sample mean's 1/n_i replaced by B/N), so the
     Neyman allocation's batch gradient is the n-weighted mean -- a missing factor.  The cheap ci claim
     neyman_variance_ratio (prediction from the formula at the allocation, independent of the
     simulator) must say "not reproduced"; the intact simulator passes."""
-    import theorylab.validations.flops as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    claim = REGISTRY.claims["flops:neyman_variance_ratio"]
     small = {"reps": 600}
-    clear_experiments()
-    try:
-        assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        clear_experiments()
-        intact = A._weights
-        monkeypatch.setattr(A, "_weights", lambda n, weighting: intact(n, "per_query"))
-        r = run_claim(claim, "ci", seed=0, overrides=small)
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    assert broken_claim.intact("flops:neyman_variance_ratio", overrides=small).verdict == "reproduced"
+    intact = A._weights
+    r = broken_claim("flops:neyman_variance_ratio", (A, "_weights"), lambda n, weighting: intact(n, "per_query"),
+                     overrides=small)
+    assert r.verdict == "not reproduced", r.measured
 
 
 def test_collapsed_gaussian_draw_has_the_query_covariance():

@@ -101,22 +101,14 @@ def test_numpy_reference_agrees_in_distribution():
     np.testing.assert_allclose(a, b, rtol=1e-10)
 
 
-def test_mutation_wrong_sign_in_transfer_is_caught(monkeypatch):
+def test_mutation_wrong_sign_in_transfer_is_caught(broken_claim):
     """Broken variant: |H|^2 = v^2/(1 + 2u cos w + u^2) (the sign of the pole flipped).  The ci periodogram
     claim must say "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.fsgdm as V
-
     intact = F.transfer_power
-    monkeypatch.setattr(F, "transfer_power", lambda omega, u, v=1.0: intact(np.pi - np.asarray(omega), u, v))
-    clear_experiments()
-    try:
-        r = run_claim(REGISTRY.claims["fsgdm:transfer_periodogram"], "ci", seed=0,
-                      overrides={"n": 2**15, "n_runs": 4, "seglen": 4096})
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    r = broken_claim("fsgdm:transfer_periodogram", (F, "transfer_power"),
+                     lambda omega, u, v=1.0: intact(np.pi - np.asarray(omega), u, v),
+                     overrides={"n": 2**15, "n_runs": 4, "seglen": 4096})
+    assert r.verdict == "not reproduced", r.measured
 
 
 def test_divergence_is_reported():

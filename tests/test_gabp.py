@@ -205,14 +205,10 @@ def test_strategy_path_and_perturbed_equilibrium():
     np.testing.assert_allclose(px, z.value, atol=1e-5)
 
 
-def test_mutation_anchor_never_updated_is_caught(monkeypatch):
+def test_mutation_anchor_never_updated_is_caught(broken_claim):
     """Broken variant: GABP's anchor is never re-initialised (T_sigma ignored: k stays 1), so the iterates
     converge to the equilibrium of the mu-perturbed game and the gap flattens.  The ci rate claim must say
     "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.gabp as V
-
     intact = M.run_dynamics
 
     def broken(A, method="gabp", **kw):
@@ -220,13 +216,8 @@ def test_mutation_anchor_never_updated_is_caught(monkeypatch):
             kw["T_sigma"] = 10**8
         return intact(A, method, **kw)
 
-    monkeypatch.setattr(M, "run_dynamics", broken)
-    clear_experiments()
-    try:
-        r = run_claim(REGISTRY.claims["gabp:full_rate_gabp"], "ci", seed=0, overrides={"n_games": 20})
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    r = broken_claim("gabp:full_rate_gabp", (M, "run_dynamics"), broken, overrides={"n_games": 20})
+    assert r.verdict == "not reproduced", r.measured
 
 
 def test_eta_outside_the_theorem_warns_and_runs():

@@ -120,26 +120,18 @@ def test_run_bo_bookkeeping():
     assert 0 < np.std(noisy.y - noisy.f) < 0.3
 
 
-def test_mutation_one_round_best_response_is_caught(monkeypatch):
+def test_mutation_one_round_best_response_is_caught(broken_claim):
     """Broken variant: IBR stopped after one best-response move (the code's nb_rounds = 1, no iteration).  The
     returned profile still has improving deviations, and the exact equilibrium claim must say "not
     reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.gameopt as V
-
     intact = G.iterated_best_response
 
     def broken(utility, x0, *, max_rounds=None):
         return intact(utility, x0, max_rounds=1)
 
-    monkeypatch.setattr(G, "iterated_best_response", broken)
-    clear_experiments()
-    try:
-        r = run_claim(REGISTRY.claims["gameopt:ibr_reaches_equilibrium"], "ci", seed=0, overrides={"n_instances": 8})
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    r = broken_claim("gameopt:ibr_reaches_equilibrium", (G, "iterated_best_response"), broken,
+                     overrides={"n_instances": 8})
+    assert r.verdict == "not reproduced", r.measured
 
 
 def test_bad_input_names_the_argument():

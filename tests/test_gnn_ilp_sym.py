@@ -10,8 +10,6 @@ import pytest
 import scipy.linalg
 import sympy
 
-from theorylab.core import run_claim
-from theorylab.core.checks import REGISTRY
 import theorylab.validations.gnn_ilp_sym  # noqa: F401  (registers the claims)
 from theorylab.exact import ilp_orbits as I
 
@@ -100,7 +98,7 @@ def test_prop2_lstsq_against_scipy():
     assert I.constrained_lstsq_min(x, px, pi)[0] < 1e-20
 
 
-def test_broken_orbit_plus_formula_is_caught(monkeypatch):
+def test_broken_orbit_plus_formula_is_caught(broken_claim):
     real = I.cardinalities
 
     def broken(orbits, G=None):                 # the other reading: |O_k|! of every orbit but the first
@@ -109,14 +107,14 @@ def test_broken_orbit_plus_formula_is_caught(monkeypatch):
             out["orbit_plus"] = math.prod(math.factorial(len(o)) for o in orbits[1:])
         return out
 
-    monkeypatch.setattr(I, "cardinalities", broken)
-    assert run_claim(REGISTRY.claims["gnn_ilp_sym:cardinality_orbit_plus"], "ci", seed=0).verdict == "not reproduced"
+    assert broken_claim("gnn_ilp_sym:cardinality_orbit_plus", (I, "cardinalities"), broken).verdict == "not reproduced"
 
 
-def test_broken_gnn_not_equivariant_is_caught(monkeypatch):
+def test_broken_gnn_not_equivariant_is_caught(broken_claim):
     real = I.gnn_forward
-    monkeypatch.setattr(I, "gnn_forward", lambda p, A, b, c, z=None: real(p, A, b, c, z) + 1e-9 * np.arange(A.shape[1]))
-    assert run_claim(REGISTRY.claims["gnn_ilp_sym:prop1_orbit_mates_equal"], "ci", seed=0).verdict == "not reproduced"
+    r = broken_claim("gnn_ilp_sym:prop1_orbit_mates_equal", (I, "gnn_forward"),
+                     lambda p, A, b, c, z=None: real(p, A, b, c, z) + 1e-9 * np.arange(A.shape[1]))
+    assert r.verdict == "not reproduced"
 
 
 def test_bad_input():

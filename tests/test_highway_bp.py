@@ -77,24 +77,15 @@ def test_sympy_reference_and_closed_form_bound():
         assert err == pytest.approx(H.tail_bound(L, k, rho), rel=1e-12)
 
 
-def test_mutation_off_by_one_iteration_is_caught(monkeypatch):
+def test_mutation_off_by_one_iteration_is_caught(broken_claim):
     real = H.highway_bp
 
     def broken(J, g_L, k):                       # one step short
         return real(J, g_L, max(k - 1, 0))
 
-    monkeypatch.setattr(H, "highway_bp", broken)
-    import theorylab.validations.highway_bp as V
-
-    clear_experiments()
-    try:
-        from theorylab.core.checks import REGISTRY
-
-        for cid in ("exact_last_k_layers", "full_depth_is_bp", "error_is_path_tail"):
-            r = run_claim(REGISTRY.claims[f"highway_bp:{cid}"], "ci", seed=0)
-            assert r.verdict == "not reproduced", (cid, r.measured)
-    finally:
-        clear_experiments()
+    for cid in ("exact_last_k_layers", "full_depth_is_bp", "error_is_path_tail"):
+        r = broken_claim(f"highway_bp:{cid}", (H, "highway_bp"), broken)
+        assert r.verdict == "not reproduced", (cid, r.measured)
 
 
 def test_mutation_bound_exponent_is_caught(monkeypatch):

@@ -184,31 +184,17 @@ def test_fa_identity_on_quadratics_and_reproducibility():
     assert not np.array_equal(M.logcosh_exp_problem(seed=3).A, M.logcosh_exp_problem(seed=4).A)
 
 
-def test_mutation_wrong_fa_difference_scale_is_caught(monkeypatch):
+def test_mutation_wrong_fa_difference_scale_is_caught(broken_claim):
     """MGDA-FA dividing the previous step's decrease by 2 alpha instead of alpha (a missing factor): the FA
     identity claim catches it at ci scale."""
-    import theorylab.validations.mgda_gs  # noqa: F401 - registers the claims
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    monkeypatch.setattr(M, "_fa_difference_scale", lambda alpha: 0.5 / alpha)
-    r = run_claim(REGISTRY.claims["mgda_gs:fa_identity_quadratic"], "ci", seed=0)
+    r = broken_claim("mgda_gs:fa_identity_quadratic", (M, "_fa_difference_scale"), lambda alpha: 0.5 / alpha)
     assert r.verdict == "not reproduced"
 
 
-def test_mutation_wrong_beta_exponent_is_caught(monkeypatch):
+def test_mutation_wrong_beta_exponent_is_caught(broken_claim):
     """The theorem's schedule beta = beta_max T^{-1/2} with the wrong exponent (T^{-1}): the weights stop learning
     and the far-field average-CA rate claim catches it at ci scale."""
-    import theorylab.validations.mgda_gs as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    clear_experiments()
-    monkeypatch.setattr(M, "BETA_EXPONENT", 1.0)
-    try:
-        r = run_claim(REGISTRY.claims["mgda_gs:avg_ca_distance_rate_far_field"], "ci", seed=0)
-    finally:
-        clear_experiments()      # no mutated numbers left in the memo for later tests
+    r = broken_claim("mgda_gs:avg_ca_distance_rate_far_field", (M, "BETA_EXPONENT"), 1.0)
     assert r.verdict == "not reproduced"
 
 

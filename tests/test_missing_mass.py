@@ -320,18 +320,14 @@ def test_outputs_are_checked():
     assert np.isfinite(r["ratio"]) and r["ratio"] <= 1 + 1e-9
 
 
-def test_mutation_wrong_mse_constant_is_caught_by_monte_carlo(monkeypatch):
+def test_mutation_wrong_mse_constant_is_caught_by_monte_carlo(broken_claim):
     """A broken simulator constant: MSE = E[E^2] - 1.9 E[E M_0] + E[M_0^2] (instead of 2 E[E M_0]).
     The ci claim gt_mse_monte_carlo (exact MSE against an independent Monte Carlo) must say
     "not reproduced"; the intact formulas pass with the same (reduced) number of repetitions."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
     from theorylab.missing_mass import moments as M
-    import theorylab.validations.missing_mass  # noqa: F401  (registers the claims)
 
-    claim = REGISTRY.claims["missing_mass:gt_mse_monte_carlo"]  # registered by importing the validation module
     small = {"reps": 4000}
-    assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
+    assert broken_claim.intact("missing_mass:gt_mse_monte_carlo", overrides=small).verdict == "reproduced"
     original = M.moments_from_gram
 
     def broken(G, mu, a):
@@ -339,6 +335,5 @@ def test_mutation_wrong_mse_constant_is_caught_by_monte_carlo(monkeypatch):
         cross = ok.cov + ok.mean * ok.mean_m0           # E[E M_0]
         return M.Moments(ok.mean, ok.mean_m0, ok.var, ok.var_m0, ok.cov, ok.mse + 0.1 * cross)
 
-    monkeypatch.setattr(M, "moments_from_gram", broken)
-    r = run_claim(claim, "ci", seed=0, overrides=small)
+    r = broken_claim("missing_mass:gt_mse_monte_carlo", (M, "moments_from_gram"), broken, overrides=small)
     assert r.verdict == "not reproduced", r.measured

@@ -136,16 +136,12 @@ def test_ema_exact_against_limits_and_simulation():
     assert abs(mc.mean() - S.ema_moment_exact(1.8, 0.01)) < 4.5 * mc.std(ddof=1) / 4
 
 
-def test_mutation_momentum_switched_off_is_caught(monkeypatch):
+def test_mutation_momentum_switched_off_is_caught(broken_claim):
     """Broken variant: the schedule's momentum exponent a = 0 (1 - beta = T^0, i.e. beta = 0, no momentum).  The ci
     known-p rate claim must say "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.nsgdm_heavy  # noqa: F401  (registers the claims)
-
     intact = S.schedule_exponents
-    monkeypatch.setattr(S, "schedule_exponents", lambda kind="known_p", p=1.5: (0.0, intact(kind, p)[1]))
-    r = run_claim(REGISTRY.claims["nsgdm_heavy:known_p_rate_p15"], "ci", seed=0)
+    r = broken_claim("nsgdm_heavy:known_p_rate_p15", (S, "schedule_exponents"),
+                     lambda kind="known_p", p=1.5: (0.0, intact(kind, p)[1]))
     assert r.verdict == "not reproduced", r.measured
 
 

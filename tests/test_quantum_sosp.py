@@ -141,28 +141,17 @@ def test_bad_input_closed_forms():
         S.paper_thresholds(0.0, 10)
 
 
-def test_mutation_wrong_finite_difference_step_is_caught(monkeypatch):
+def test_mutation_wrong_finite_difference_step_is_caught(broken_claim):
     """A broken zeroth-order oracle: the finite-difference step 1.2 sqrt(nu) instead of the stated sqrt(nu)
     (a wrong constant).  The trap half-width w - h shrinks from ~0.41 sqrt(nu) to ~0.21 sqrt(nu), so the
     crossover moves up ~3.7x; zeroth_order_crossover (prediction from the closed form with h = sqrt(nu),
     independent of the simulator) must say "not reproduced"; the intact simulator passes."""
-    import theorylab.validations.quantum_sosp as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    claim = REGISTRY.claims["quantum_sosp:zeroth_order_crossover"]
     small = {"n_runs": 400, "n_bisect": 12}
-    clear_experiments()
-    try:
-        assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        clear_experiments()
-        intact = S.fd_step
-        monkeypatch.setattr(S, "fd_step", lambda nu: 1.2 * intact(nu))
-        r = run_claim(claim, "ci", seed=0, overrides=small)
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
-
+    assert broken_claim.intact("quantum_sosp:zeroth_order_crossover", overrides=small).verdict == "reproduced"
+    intact = S.fd_step
+    r = broken_claim("quantum_sosp:zeroth_order_crossover", (S, "fd_step"), lambda nu: 1.2 * intact(nu),
+                     overrides=small)
+    assert r.verdict == "not reproduced", r.measured
 
 def test_value_adversary_uses_the_whole_admissible_range():
     """The plateau adversary's noise n = f~ - f spans [-nu, nu] (the half-range clip(-phi, 0, nu) spans only

@@ -113,23 +113,17 @@ def test_reflection_invariance_behind_the_lower_bound():
     assert 0.1 < lb.mean() < 0.2                          # measured 0.15 at d = 4 (module docstring bound)
 
 
-def test_mutation_bound_without_its_factor_two_is_caught(monkeypatch):
+def test_mutation_bound_without_its_factor_two_is_caught(broken_claim):
     """Broken variant: the bound without the factor 2 (|x_j - x_{i*}| <= 1 instead of 2).  At beta = 64 the error
     is about |x_2 - x_{i*}| e^{-beta Delta} ~ sqrt(2) e^{-beta Delta}, above the halved bound: full_rank_bound
     must say "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    import theorylab.validations.rank_attn  # noqa: F401  (registers the claims)
-
     intact = A.full_rank_bound
 
     def broken(q, X, beta):
         tight, coarse = intact(q, X, beta)
         return tight / 2, coarse / 2
 
-    monkeypatch.setattr(A, "full_rank_bound", broken)
-    r = run_claim(REGISTRY.claims["rank_attn:full_rank_bound"], "ci", seed=0)
+    r = broken_claim("rank_attn:full_rank_bound", (A, "full_rank_bound"), broken)
     assert r.verdict == "not reproduced", r.measured
 
 

@@ -223,17 +223,17 @@ def test_dfs_enumeration_matches_bruteforce_over_all_patterns():
 
 
 # --------------------------------------------------------------------------- mutation test
-def test_mutation_wrong_lattice_index_in_volume_is_caught(monkeypatch):
+def test_mutation_wrong_lattice_index_in_volume_is_caught(broken_claim):
     """A broken normalized volume (lattice index gcd of minors off by a factor 2) must make the
     simplex claim Vol(face of Delta_n) = 1 fail (run small: n_max = 3)."""
-    from theorylab.core import discover, run_claim
     from theorylab.relu import polytopes
 
-    claim = discover().claims["relu_depth:simplex_unit_volume"]
-    assert run_claim(claim, "ci", seed=0, overrides={"n_max": 3}).verdict == "reproduced"
+    small = {"n_max": 3}
+    assert broken_claim.intact("relu_depth:simplex_unit_volume", overrides=small).verdict == "reproduced"
     minor_gcd = polytopes._minor_gcd
-    monkeypatch.setattr(polytopes, "_minor_gcd", lambda B: 2 * minor_gcd(B))
-    assert run_claim(claim, "ci", seed=0, overrides={"n_max": 3}).verdict == "not reproduced"
+    r = broken_claim("relu_depth:simplex_unit_volume", (polytopes, "_minor_gcd"), lambda B: 2 * minor_gcd(B),
+                     overrides=small)
+    assert r.verdict == "not reproduced"
 
 
 def test_polytope_inputs_refused_with_named_arguments():

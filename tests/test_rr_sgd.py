@@ -153,24 +153,15 @@ def test_problem_and_outputs_validate():
         rr_estimate([np.nan], [1.0])
 
 
-def test_mutation_wrong_hessian_is_caught_by_the_remainder_rate(monkeypatch):
+def test_mutation_wrong_hessian_is_caught_by_the_remainder_rate(broken_claim):
     """A broken simulator constant: H = 2 instead of f''(0) = 1 for f = x^2 + cos x.  The leading term
     -H^{-1} mean(eps) is then half the true one, the 'remainder' keeps an N^{-1/2} part, and the cheap
     ci claim rr_remainder_rate (slope -3/4) must say "not reproduced"; the intact simulator passes."""
     import theorylab.validations.rr_sgd as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
 
-    claim = REGISTRY.claims["rr_sgd:rr_remainder_rate"]  # registered by importing the validation module
     small = {"i_max": 4}
     p = cos_problem()
     broken = Problem(p.name, p.kind, p.theta_star, 2.0 * p.H, p.Sigma_eps, p.third, p.args, mu=p.mu)
-    clear_experiments()
-    try:
-        assert run_claim(claim, "ci", seed=0, overrides=small).verdict == "reproduced"
-        clear_experiments()
-        monkeypatch.setattr(V, "cos_problem", lambda: broken)
-        r = run_claim(claim, "ci", seed=0, overrides=small)
-        assert r.verdict == "not reproduced", r.measured
-    finally:
-        clear_experiments()
+    assert broken_claim.intact("rr_sgd:rr_remainder_rate", overrides=small).verdict == "reproduced"
+    r = broken_claim("rr_sgd:rr_remainder_rate", (V, "cos_problem"), lambda: broken, overrides=small)
+    assert r.verdict == "not reproduced", r.measured

@@ -273,18 +273,16 @@ def test_exact_finite_n_mean_matches_sgd_and_the_ode_limit():
 
 
 # --------------------------------------------------------------------------- mutation test (issue 13)
-def test_mutation_wrong_spectrum_normalisation_is_caught(monkeypatch, cache):
+def test_mutation_wrong_spectrum_normalisation_is_caught(broken_claim, cache):
     """Break the simulator (Tr Sigma / N = 1.05 instead of 1, at Python level in the SGD's spectrum):
     the cheap isotropic-rate claim must come out "not reproduced" (rate eta lam (2 - eta lam) moves
     from 0.750 to 0.774, many CI widths).  The intact run goes through the session cache (the same
     run as test_validations' ci run of this claim, computed once); the mutated run never does."""
-    from theorylab.core import discover, run_claim
     from theorylab.scaling import model
-    claim = discover().claims["scaling_ode:isotropic_rate_eta_0.5"]
-    assert run_claim(claim, "ci", seed=0, cache=cache).verdict == "reproduced"
+    key = "scaling_ode:isotropic_rate_eta_0.5"
+    assert broken_claim.intact(key, cache=cache).verdict == "reproduced"
     real = model.spectrum
-    monkeypatch.setattr(model, "spectrum", lambda N, L, beta: 1.05 * real(N, L, beta))
-    assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"
+    assert broken_claim(key, (model, "spectrum"), lambda N, L, beta: 1.05 * real(N, L, beta)).verdict == "not reproduced"
 
 
 def test_specialisation_block_carries_the_plateau_instability():

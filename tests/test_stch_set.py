@@ -149,19 +149,14 @@ def test_concentrated_starts_leave_solutions_idle():
     np.testing.assert_allclose(X[idle], X0[idle], atol=1e-12)
 
 
-def test_mutation_flipped_inner_smooth_min_is_caught(monkeypatch):
+def test_mutation_flipped_inner_smooth_min_is_caught(broken_claim):
     """Broken variant: the inner smooth min over solutions replaced by a smooth max (sign flip inside the
     log-sum-exp).  The ci sandwich claim must say "not reproduced"."""
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-    import theorylab.validations.stch_set  # noqa: F401 - registers the claims
-
     def broken(F, mu):
         s = mu * S._lse(F / mu, 0)
         return s, mu * S._lse(s / mu, 0)
 
-    monkeypatch.setattr(S, "_inner_outer", broken)
-    r = run_claim(REGISTRY.claims["stch_set:sandwich_exact"], "ci", seed=0, overrides={"n_per_cell": 2})
+    r = broken_claim("stch_set:sandwich_exact", (S, "_inner_outer"), broken, overrides={"n_per_cell": 2})
     assert r.verdict == "not reproduced", r.measured
 
 

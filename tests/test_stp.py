@@ -98,29 +98,19 @@ def test_closed_forms():
     assert S.expected_gap(np.ones(5), np.ones(5), record_at=[0, 1])[1] == pytest.approx(2.5 * (1 - 1 / 5))
 
 
-def test_mutation_step_with_a_spurious_one_over_d_is_caught(monkeypatch):
+def test_mutation_step_with_a_spurious_one_over_d_is_caught(broken_claim):
     """Broken variant: alpha = |g.s|/(dL) (confusing E ss^T = I/d with a step normalisation).  The contraction
     gap then shrinks like d^-2: the ci claims contraction_exact (1 - rho >= mu/(dL)) and gap_slope_d (slope -1)
     must say "not reproduced" (the intact claims pass in tests/test_validations.py at ci scale)."""
-    import theorylab.validations.stp as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    claims = [REGISTRY.claims[f"stp:{c}"] for c in ("contraction_exact", "gap_slope_d")]
     small = {"dims": (8, 16, 32), "n_paths": 16}
-    clear_experiments()
-    try:
-        intact = S.run_stp
+    intact = S.run_stp
 
-        def broken(lam, theta0, *, L=None, **kw):
-            return intact(lam, theta0, L=np.size(lam) * L, **kw)
+    def broken(lam, theta0, *, L=None, **kw):
+        return intact(lam, theta0, L=np.size(lam) * L, **kw)
 
-        monkeypatch.setattr(S, "run_stp", broken)
-        for c in claims:
-            r = run_claim(c, "ci", seed=0, overrides=small)
-            assert r.verdict == "not reproduced", (c.id, r.measured)
-    finally:
-        clear_experiments()
+    for cid in ("contraction_exact", "gap_slope_d"):
+        r = broken_claim(f"stp:{cid}", (S, "run_stp"), broken, overrides=small)
+        assert r.verdict == "not reproduced", (cid, r.measured)
 
 
 @pytest.mark.parametrize("kwargs, name", [

@@ -113,20 +113,11 @@ def test_starts_optimisation_and_reproducibility():
     np.testing.assert_array_equal(T.candidate_set(a).x[1], T.candidate_set(b).x[1])
 
 
-def test_mutation_wrong_upper_boundary_sign_is_caught(monkeypatch):
+def test_mutation_wrong_upper_boundary_sign_is_caught(broken_claim):
     """h = +f f' at the upper endpoint instead of -f f' (a sign error in Eq. (2)): a minimiser at ub_i with
     |f| increasing into it is classified mono and left out of TSRoots' minimiser set; the 1-D completeness claim
     catches it at ci scale."""
-    import theorylab.validations.tsroots as V
-    from theorylab.core import run_claim
-    from theorylab.core.checks import REGISTRY
-
-    clear_experiments()
-    monkeypatch.setattr(T, "_boundary_h", lambda f, df: (f[0] * df[0], f[1] * df[1]))
-    try:
-        r = run_claim(REGISTRY.claims["tsroots:candidates_complete_1d"], "ci", seed=0)
-    finally:
-        clear_experiments()
+    r = broken_claim("tsroots:candidates_complete_1d", (T, "_boundary_h"), lambda f, df: (f[0] * df[0], f[1] * df[1]))
     assert r.verdict == "not reproduced"
 
 

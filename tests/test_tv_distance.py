@@ -322,22 +322,20 @@ def test_bad_ising_input():
 
 
 # --------------------------------------------------------------------------- mutation test
-def test_mutation_tv_without_one_half_is_caught(monkeypatch):
+def test_mutation_tv_without_one_half_is_caught(broken_claim):
     """A broken enumeration (d_TV = sum_x |P - Q| instead of 1/2 sum_x |P - Q|, Sec. 1's
     definition) must make the cheap identity claim Z E_pi[g] = d_TV fail at ci scale."""
-    from theorylab.core import discover, run_claim
     from theorylab.tv import exact as tv_exact_module
 
-    claim = discover().claims["tv_distance:coupling_identity_and_sandwich"]
-    assert run_claim(claim, "ci", seed=0).verdict == "reproduced"
+    key = "tv_distance:coupling_identity_and_sandwich"
+    assert broken_claim.intact(key).verdict == "reproduced"
     kernel = tv_exact_module.mixture_tv_kernel
 
     def doubled(c, M, n_top):
         tv, ops = kernel(c, M, n_top)
         return 2.0 * tv, ops
 
-    monkeypatch.setattr(tv_exact_module, "mixture_tv_kernel", doubled)
-    assert run_claim(claim, "ci", seed=0).verdict == "not reproduced"
+    assert broken_claim(key, (tv_exact_module, "mixture_tv_kernel"), doubled).verdict == "not reproduced"
 
 
 def test_public_functions_name_bad_arguments():

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Estimate, Paper, Slope, as_generator, claim, figure, fit_loglog, mean_ci
+from theorylab.core.seeding import child_seed
 from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, theory_line
 from theorylab.core.rates import batch_means, paired_ratio
 from theorylab.sde import (Quadratic, adaptive_stationary_loss, convergence_table, phase_of, run_optimizer,
@@ -560,7 +561,7 @@ def trajectories_phases(*, eta, n_paths, t_end, seed):
     for j, s in enumerate((0.1, 1.0, 10.0)):
         for kind, runner in (("optimizer", run_optimizer), ("SDE", run_sde)):
             run = runner("signsgd", q, 3.0, eta=eta, sigma=s, n_steps=every * (n // every), n_paths=n_paths,
-                         record_every=every, seed=seed + j)
+                         record_every=every, seed=child_seed(seed, "sigma", j))
             m, se = run.mean(), run.se()
             line = ax.plot(run.t, m, "-" if kind == "optimizer" else "--", label=f"{sym('sigma')} = {s:g}, {kind}",
                            color=f"C{j}")
@@ -603,11 +604,11 @@ def stationary_vs_sigma(*, eta, sigmas, n_paths, t_avg, seed):
 def signsgd_vs_nu(*, eta, n_paths, t_avg, nus, seed):
     rows = []
     for j, nu in enumerate(nus):
-        d1 = _stationary_sweep("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed + j,
+        d1 = _stationary_sweep("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=child_seed(seed, "nu", j),
                                noise="student_t", nu=nu).iloc[0]
         rows.append(dict(nu=nu, optimizer="signsgd", mean=d1["mean"], lo=d1.lo, hi=d1.hi, predicted=d1.predicted))
         if nu > 2.5:
-            d2 = _stationary_sweep("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed + j,
+            d2 = _stationary_sweep("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=child_seed(seed, "nu", j),
                                    noise="student_t", nu=nu).iloc[0]
             rows.append(dict(nu=nu, optimizer="sgd", mean=d2["mean"], lo=d2.lo, hi=d2.hi, predicted=d2.predicted))
     df = pd.DataFrame(rows)
@@ -647,7 +648,7 @@ def saturation_vs_theta(*, eta, n_paths, sigmas, seed):
         for j, th in enumerate((0.0, 0.1, 1.0)):
             ok = [s for s in sigmas if (_HA.min() / s + th) >= 1 / 20]      # relaxation time <= 10
             df = _adaptive_cases(opt, eta=eta, sigmas=tuple(ok), thetas=(th,), n_paths=n_paths, rho1=100.0, rho2=1.0,
-                                 seed=seed + j)
+                                 seed=child_seed(seed, "theta", j))
             errorbar_ci(ax, df.sigma.to_numpy(dtype=float), df["mean"].to_numpy(dtype=float),
                         df.lo.to_numpy(dtype=float), df.hi.to_numpy(dtype=float), fmt="o", color=f"C{j}",
                         label=f"{sym('theta')} = {th:g}")

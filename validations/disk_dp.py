@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Estimate, Identity, Paper, bootstrap_ci, claim, figure
+from theorylab.core.seeding import child_seed
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.stochastic import disk as D
@@ -61,13 +62,13 @@ def _identity_table(spread, n_steps, seed):
     for k, kappa in enumerate(KAPPAS):
         for j, gamma in enumerate(GAMMAS):
             tr = D.trace_disk(P, kappa=kappa, gamma=gamma, eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps,
-                              seed=seed + 100 * k + j)
+                              seed=child_seed(seed, "disk", k, j))
             r, r_pred = D.filter_residual(P, tr)
             rows.append(dict(method="DiSK", kappa=kappa, gamma=gamma, gamma_used=tr.gamma, c=tr.c, steps=n_steps,
                              clipped=tr.clipped, max_abs_residual=float(np.abs(r).max()),
                              max_abs_residual_minus_formula=float(np.abs(r - r_pred).max()),
                              max_abs_error=float(np.abs(tr.g - P.grad(tr.x[:-1])).max())))
-        tr = D.trace_disk(P, kappa=kappa, eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps, seed=seed + 100 * k,
+        tr = D.trace_disk(P, kappa=kappa, eta=ETA, C=C_BIG, sigma=SIGMA, B=B, n_steps=n_steps, seed=child_seed(seed, "ema", k),
                           corrected=False)
         r, r_pred = D.filter_residual(P, tr)
         rows.append(dict(method="EMA (no correction)", kappa=kappa, gamma=np.nan, gamma_used=0.0, c=0.0,

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Identity, Paper, claim, figure
+from theorylab.core.seeding import child_seed
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import highway as H
@@ -42,11 +43,11 @@ CITE_THM1 = ("[third-party] OpenReview reviews (forum JDm7oIcx4Y) restating Theo
 
 
 def _instance(kind, L, n, seed, rho=None):
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(child_seed(seed, "input"))
     if kind == "mlp":
-        net = H.residual_mlp(L, n, rho=rho, seed=seed)
+        net = H.residual_mlp(L, n, rho=rho, seed=child_seed(seed, "net"))
     else:
-        net = H.residual_attention(L // 2, 3, n // 3, seed=seed)
+        net = H.residual_attention(L // 2, 3, n // 3, seed=child_seed(seed, "net"))
     x, J = H.forward_jacobians(net, rng.standard_normal(net["n"]))
     return J, rng.standard_normal(net["n"])
 
@@ -118,10 +119,10 @@ def polynomial_matches_sympy(*, n_instances, seed):
     for r in range(n_instances):
         for kind, L, n in (("mlp", 4, 3), ("attention", 4, 3)):
             if kind == "attention":
-                net = H.residual_attention(2, 2, 2, seed=seed + r)
+                net = H.residual_attention(2, 2, 2, seed=child_seed(seed, "sympy_net", r))
             else:
-                net = H.residual_mlp(L, n, seed=seed + r)
-            rng = np.random.default_rng(seed + r)
+                net = H.residual_mlp(L, n, seed=child_seed(seed, "sympy_net", r))
+            rng = np.random.default_rng(child_seed(seed, "sympy_input", r))
             _, J = H.forward_jacobians(net, rng.standard_normal(net["n"]))
             gL = rng.standard_normal(net["n"])
             err = float(np.abs(H.path_coefficients(J, gL) - H.path_coefficients_sympy(J, gL)).max())
@@ -134,7 +135,7 @@ def polynomial_matches_sympy(*, n_instances, seed):
 def decay_table(L, n, n_instances, seed) -> pd.DataFrame:
     rows = []
     for r in range(n_instances):
-        J, gL = _instance("mlp", L, n, seed + r, rho=RHO)
+        J, gL = _instance("mlp", L, n, child_seed(seed, "decay", r), rho=RHO)
         g = H.backprop(J, gL)
         norms = np.linalg.norm(J, 2, axis=(1, 2))
         for k in range(L + 1):

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Paper, claim, figure, mean_ci
+from theorylab.core.seeding import child_seed
 from theorylab.core.plotting import subplots
 from theorylab.core.sweep import grid, sweep
 from theorylab.exact import attention as A
@@ -133,7 +134,7 @@ def fit_point(*, d, H, rep, n_train, n_test, restarts, maxiter, seed) -> dict:
     the derived reflection lower bound E|t(q) - t(Rq)|^2/4 (valid when H < d)."""
     fit = A.fit_low_rank(d=d, N=2, H=H, r=1, n_train=n_train, n_test=n_test, restarts=restarts, maxiter=maxiter,
                          return_model=True, seed=seed)
-    q, X = A.random_instances(d, 2, n_test, seed=seed + 1)
+    q, X = A.random_instances(d, 2, n_test, seed=child_seed(seed, "test"))
     t = A.nearest_neighbour_target(q, X)
     mse = float(np.mean(np.sum((A.multihead_attention(q, X, fit["Q"], fit["K"], fit["V"]) - t) ** 2, axis=1)))
     qr = q.copy()

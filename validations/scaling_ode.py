@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import Bound, Estimate, Paper, Slope, claim, figure, fit_loglog, mean_ci, spawn_seeds
+from theorylab.core.seeding import child_seed
 from theorylab.core.plotting import reference_slope, subplots, sym, theory_line
 from theorylab.core.sweep import grid, sweep
 from theorylab.core.rates import curve_slope
@@ -302,10 +303,11 @@ def _escape_runs(*, L, M, n_seeds, seed, N=1024, eta=0.1, alpha_max=1e4):
     al = np.geomspace(1.0, alpha_max, int(60 * np.log10(alpha_max)))
     out = []
     for s in range(n_seeds):
-        eps = integrate_ode(L=L, K=M, M=M, eta=eta, alphas=al, N=N, seed=seed + s, h=_escape_step(L, eta)).eps_g.to_numpy()
+        seed_s = child_seed(seed, "escape", s)
+        eps = integrate_ode(L=L, K=M, M=M, eta=eta, alphas=al, N=N, seed=seed_s, h=_escape_step(L, eta)).eps_g.to_numpy()
         t_esc = escape_time(al, eps, height=h)
         if not np.isfinite(t_esc):
-            raise RuntimeError(f"no escape from the plateau by alpha={alpha_max:g} (L={L}, M={M}, seed={seed + s}); "
+            raise RuntimeError(f"no escape from the plateau by alpha={alpha_max:g} (L={L}, M={M}, seed={seed_s}); "
                                f"raise alpha_max")
         out.append((t_esc, plateau_value(al, eps, window=(10.0, al[-1]))[1]))
     return np.array(out)

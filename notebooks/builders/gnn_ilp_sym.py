@@ -13,6 +13,7 @@ symmetry (Definition 2), so each item row $\{x_{i1},\dots,x_{ik}\}$ is an orbit 
 force over $S_n$ and by colour refinement of the bipartite graph agree."""),
         ("code", """import os
 import numpy as np
+from theorylab.core import child_seed
 from theorylab.exact import ilp_orbits as I
 CI = os.environ.get("THEORYLAB_SCALE", "full") == "ci"
 A, b, c = I.bin_packing_ilp((3.0, 5.0), 3, 8.0)
@@ -23,7 +24,7 @@ print("|G| =", len(G), " orbits:", O, " refinement:", I.orbits_refinement(A, b, 
         ("code", """def gaps(seed=0):
     p = I.random_gnn(seed=seed)
     y0 = I.gnn_forward(p, A, b, c)
-    z = I.orbit_features(O, seed=seed + 1)
+    z = I.orbit_features(O, seed=child_seed(seed, "orbit_features"))
     y1 = I.gnn_forward(p, A, b, c, z)
     print("without z:", np.round(y0, 6))
     print("z (Algorithm 1):", z)

@@ -19,7 +19,7 @@ DISTRIBUTIONS = ("uniform", "half", "zipf", "zipfhalf", "diri", "dirihalf")
 RANDOM_DISTRIBUTIONS = ("diri", "dirihalf")
 
 
-def make_distribution(name: str, S: int, *, seed=None) -> np.ndarray:
+def make_distribution(name: str, S: int, *, seed=0) -> np.ndarray:
     """The probability vector ``p`` (length ``S``, sorted non-increasing) of a named family.
 
     Parameters
@@ -27,7 +27,7 @@ def make_distribution(name: str, S: int, *, seed=None) -> np.ndarray:
     name : {"uniform", "half", "zipf", "zipfhalf", "diri", "dirihalf"}
     S : int
         Number of classes (species), 1 <= S <= 10**7.
-    seed : int, SeedSequence or Generator, optional
+    seed : int, SeedSequence or Generator (default 0)
         Only used by the Dirichlet families.
 
     Returns

@@ -12,7 +12,7 @@ from ._checks import MAX_DRAWS, MAX_LABELS, MAX_TABLE_N, MIN_LABELS_PER_THREAD, 
 from .estimators import Estimator
 
 
-def monte_carlo_mse(estimator: Estimator, p, n: int, *, reps: int = 10_000, seed=None) -> dict:
+def monte_carlo_mse(estimator: Estimator, p, n: int, *, reps: int = 10_000, seed=0) -> dict:
     """Draw ``reps`` samples of size ``n`` from ``p``; per sample the estimate and M_0(n).
 
     Returns a dict with arrays ``estimate``, ``missing_mass``, ``sq_error`` and the summary

@@ -17,7 +17,7 @@ from . import _kernels as K
 from ._checks import MAX_LABELS, MAX_N, MAX_S, MAX_TABLE_N, MIN_LABELS_PER_THREAD, check_n, check_prob_like
 
 
-def sample(p, n: int, *, seed=None, reps: int | None = None) -> np.ndarray:
+def sample(p, n: int, *, seed=0, reps: int | None = None) -> np.ndarray:
     """Draw ``n`` i.i.d. labels in 0..S-1 from ``p``.
 
     Parameters

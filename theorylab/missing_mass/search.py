@@ -324,7 +324,7 @@ class SearchResult:
 def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tournament: int = 3,
            ngen: int = 100, block: int = 100, max_gen: int = 2000, improve_tol: float = 0.05,
            stall_tol: float = 0.01, prune_tol: float = 1e-4, variant: str = "identity",
-           projection: str = "normalised", prune_scale: str = "normalised", seed=None) -> SearchResult:
+           projection: str = "normalised", prune_scale: str = "normalised", seed=0) -> SearchResult:
     """Evolve an estimator of M_0(n) minimising the exact MSE under ``p_search``.
 
     Parameters
@@ -378,7 +378,7 @@ def evolve(p_search, n: int, *, max_terms: int = 20, n_parents: int = 40, tourna
                         history, time.perf_counter() - t0, int(atoms))
 
 
-def search(sample=None, *, counts=None, n: int | None = None, seed=None, **ga) -> SearchResult:
+def search(sample=None, *, counts=None, n: int | None = None, seed=0, **ga) -> SearchResult:
     """Distribution-free search from a sample alone: plug-in p, then :func:`evolve`.
 
     Give exactly one of ``sample`` (labels) or ``counts``; ``n``, if given, must equal the sample size.

@@ -17,7 +17,7 @@ MAX_WEIGHTS = 10**6
 
 
 def random_nary_network(n: int, widths, *, N: int = 1, max_numerator: int = 2, max_exponent: int = 1,
-                        p_zero: float = 0.3, seed=None) -> ReLUNetwork:
+                        p_zero: float = 0.3, seed=0) -> ReLUNetwork:
     """A bias-free ReLU network R^n -> R with weights a / N^e.
 
     Parameters

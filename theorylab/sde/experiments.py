@@ -83,7 +83,7 @@ def cauchy_tail_curve(optimizer, *, n_paths, groups, eta, n_steps, seed, n_boot=
 def phase3_rates(*, n_paths, eta, sigmas, seed, y0=0.5, n_boot=200):
     """Per sigma, SignSGD's relaxation rate of E x^2 / 2 on f(x) = x^2/2 from x0 = y0 sigma (phase 3), its
     bootstrap standard error over paths, and the predicted rate ``signsgd_phase3_rate(1, sigma)``."""
-    from theorylab.core.seeding import as_generator
+    from theorylab.core.seeding import as_generator, child_seed
 
     rng = as_generator(seed)
     rows = []
@@ -92,7 +92,7 @@ def phase3_rates(*, n_paths, eta, sigmas, seed, y0=0.5, n_boot=200):
         T = 1.0 / a                      # x^2 falls by e^-2: stays in phase 3 and far above the floor
         every = max(1, int(round(T / eta / 20)))
         run = run_optimizer("signsgd", Quadratic.diagonal([1.0]), y0 * s, eta=eta, sigma=s, n_steps=20 * every,
-                            n_paths=n_paths, record_every=every, seed=seed + j)
+                            n_paths=n_paths, record_every=every, seed=child_seed(seed, "sigma", j))
         m2 = 2 * run.loss
         floor = eta * s * np.sqrt(np.pi / 2) / 2
         r = decay_rate(run.t, m2.mean(axis=0), floor, window=(0, T)) / 2

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import as_generator, check_int, check_positive, mean_ci
+from theorylab.core.seeding import child_seed
 
 from .optimizers import run_coupled, run_optimizer, run_sde
 
@@ -57,7 +58,7 @@ def weak_error_sup(optimizer, quadratic, x0, *, etas, sigma, t_end, t_record, n_
                              f"t_record={t_record}, t_end={t_end}")
         kw = hyper(eta) if hyper is not None else {}
         opt, sde = runner(optimizer, quadratic, x0, eta=eta, sigma=sigma, n_steps=n_steps, n_sub=n_sub,
-                               n_paths=n_paths, record_every=every, seed=seed + 1000 * j, **kw)
+                               n_paths=n_paths, record_every=every, seed=child_seed(seed, "eta", j), **kw)
         D = (opt.loss - sde.loss)[:, 1:]
         m = D.mean(axis=0)
         sup = float(np.abs(m).max())

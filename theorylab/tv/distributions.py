@@ -123,7 +123,7 @@ class Mixture:
             total += Fraction(num, den)
         return total
 
-    def sample(self, size, seed=None) -> np.ndarray:
+    def sample(self, size, seed=0) -> np.ndarray:
         """``size`` draws from the mixture, shape (size, n), entries in [0, q)."""
         size = check_int("size", size, low=0)
         rng = as_generator(seed)
@@ -287,7 +287,7 @@ def _random_rational_simplex(rng, q, denom):
     return _random_rational_simplices(rng, 1, q, denom)[0]
 
 
-def random_mixture(k, n, q, *, seed=None, exact=True, denom=97) -> Mixture:
+def random_mixture(k, n, q, *, seed=0, exact=True, denom=97) -> Mixture:
     """A random k-component mixture on [q]^n.
 
     ``exact=True`` draws rationals with denominator ``denom`` (good for exact tests);
@@ -317,12 +317,12 @@ def random_mixture(k, n, q, *, seed=None, exact=True, denom=97) -> Mixture:
     return mixture(w, m)
 
 
-def random_product(n, q, *, seed=None, exact=False, denom=97) -> Mixture:
+def random_product(n, q, *, seed=0, exact=False, denom=97) -> Mixture:
     """A random product distribution on [q]^n (Dirichlet(1) rows, or rationals if ``exact``)."""
     return random_mixture(1, n, q, seed=seed, exact=exact, denom=denom)
 
 
-def split_and_permute(P: Mixture, *, seed=None) -> Mixture:
+def split_and_permute(P: Mixture, *, seed=0) -> Mixture:
     """The same law written differently: every component split into two with random rational
     weight shares, duplicated components, and the component order permuted (exact)."""
     _require_mixture("P", P)
@@ -336,7 +336,7 @@ def split_and_permute(P: Mixture, *, seed=None) -> Mixture:
     return _rewrite(P, [w[i] for i in order], [comps[i] for i in order])
 
 
-def conditioning_pair(q, *, seed=None, denom=50):
+def conditioning_pair(q, *, seed=0, denom=50):
     """Two structurally different mixtures of the same random joint pmf on [q]^2.
 
     P conditions on x_1: P = sum_a p(a) delta_a (x) p(x_2 | a); Q conditions on x_2:
@@ -362,7 +362,7 @@ def conditioning_pair(q, *, seed=None, denom=50):
     return mixture(Pw, Pm), mixture(Qw, Qm)
 
 
-def perturb(P: Mixture, *, size=Fraction(1, 1000), seed=None) -> Mixture:
+def perturb(P: Mixture, *, size=Fraction(1, 1000), seed=0) -> Mixture:
     """Move mass ``size`` between two symbols of one marginal row of one component (exact).
 
     The row stays a probability vector (the move is capped by the available mass).

@@ -57,7 +57,7 @@ def ising(J, h, *, beta=1.0) -> IsingModel:
     return IsingModel(J, h, beta)
 
 
-def random_ising(n, *, beta=1.0, coupling_scale=1.0, field_scale=0.5, density=1.0, seed=None) -> IsingModel:
+def random_ising(n, *, beta=1.0, coupling_scale=1.0, field_scale=0.5, density=1.0, seed=0) -> IsingModel:
     """Couplings J_ij ~ N(0, coupling_scale^2) on a G(n, density) graph, fields h_i ~ N(0, field_scale^2)."""
     n = check_int("n", n, low=1, high=MAX_SPINS)
     density = check_real("density", density, low=0, high=1)
