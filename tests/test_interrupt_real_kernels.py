@@ -5,8 +5,8 @@ as a claim under ``run_claim`` in a subprocess (three at a time), and sends the 
 the call started.  The run must exit 130 (SIGINT) or 143 (SIGTERM), print no traceback, not cache
 the claim (finished sweep points may be), and the next claim must never start.  A toy kernel returning a float did not show the defect: numba's
 wrapper calls back into Python to box every *array* a kernel returns, and a signal handled there
-crashed the process (SIGSEGV) or surfaced as a ``SystemError``.  The file sorts after the papers'
-tests so that the kernels are compiled (numba's on-disk cache) before it runs.
+crashed the process (SIGSEGV) or surfaced as a ``SystemError``.  tests/conftest.py runs it after the
+papers' tests, so that the kernels are compiled (numba's on-disk cache) before it runs.
 """
 
 from __future__ import annotations
