@@ -44,6 +44,18 @@ class Mixture:
     y: np.ndarray
     classes: int
 
+    def __post_init__(self):
+        classes = check_int("classes", self.classes, low=2, high=1000)
+        X = check_array("X", self.X, ndim=2)
+        if X.shape[0] < 2 or X.shape[1] < 1 or X.shape[1] > MAX_WIDTH:
+            raise ValueError(f"X must have shape (n, dim) with n >= 2, 1 <= dim <= {MAX_WIDTH}; got {X.shape}")
+        y = check_array("y", self.y, shape=(X.shape[0],), dtype=np.int64)
+        if y.min() < 0 or y.max() >= classes:
+            raise ValueError(f"y must hold labels in [0, {classes - 1}]; got values in [{y.min()}, {y.max()}]")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "classes", classes)
+
 
 def gaussian_mixture(n: int = 1000, dim: int = 20, classes: int = 10, *, separation: float = 2.0,
                      seed=0) -> Mixture:

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab.finite_sum import _kernels as K
 from theorylab.core import (as_generator, check_array, check_budget, check_choice, check_int, check_positive,
                             check_real, require_finite)
 
 __all__ = ["LeastSquares", "least_squares", "per_sample_grads", "coordinate_moments", "optimal_coefficient",
-           "estimator_variance", "svrg_estimates", "mc_estimator_variance", "code_optimal_coefficient",
+           "estimator_variance", "svrg_estimates", "mc_estimator_variance", "mc_estimator_variance_numpy", "code_optimal_coefficient",
            "svrg_schedule", "sgd_steps", "CLAMP"]
 
 #: The clamp of the authors' compute_optimal_coefficient (svrg.py: torch.clamp(value, min=-2, max=2)).
@@ -51,6 +52,13 @@ class LeastSquares:
 
     A: np.ndarray
     b: np.ndarray
+
+    def __post_init__(self):
+        A = check_array("A", self.A, ndim=2)
+        if A.shape[0] < 2 or A.shape[1] < 1:
+            raise ValueError(f"A must have shape (n, d) with n >= 2, d >= 1; got {A.shape}")
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "b", check_array("b", self.b, shape=(A.shape[0],)))
 
     @property
     def n(self) -> int:
@@ -153,21 +161,43 @@ def estimator_variance(G, H, alpha) -> np.ndarray:
     return g.var(axis=0)
 
 
+def _mc_draws(G, H, alpha, draws, batch, seed):
+    G, H = _pair(G, H)
+    a = _alpha(alpha, G.shape[1])
+    draws = check_int("draws", draws, low=4, high=10**8)
+    batch = check_int("batch", batch, low=1, high=10**6)
+    check_budget("the index draws", draws * batch, draws=draws, batch=batch)
+    idx = as_generator(seed).integers(0, G.shape[0], size=(draws, batch))
+    return G, H, a, idx
+
+
+def _variance_and_se(m2, m4, draws):
+    """Unbiased variance (ddof 1) and its standard error sqrt((mu4 - v^2 (m - 3)/(m - 1)) / m)."""
+    v = m2 / (draws - 1)
+    mu4 = m4 / draws
+    return v, np.sqrt(np.maximum(mu4 - v ** 2 * (draws - 3) / (draws - 1), 0.0) / draws)
+
+
 def mc_estimator_variance(G, H, alpha, *, draws: int = 10_000, batch: int = 1, seed=0) -> tuple:
     """Monte Carlo per-coordinate variance of the alpha-SVRG estimate over ``draws`` independent mini-batches
     of ``batch`` indices drawn uniformly with replacement: (variance (ddof 1), its standard error from the
-    fourth central moment), each of shape (d,)."""
-    G, H = _pair(G, H)
-    draws = check_int("draws", draws, low=4, high=10**8)
-    batch = check_int("batch", batch, low=1, high=10**6)
-    check_budget("the index draws", draws * batch * G.shape[1], draws=draws, batch=batch, d=G.shape[1])
-    idx = as_generator(seed).integers(0, G.shape[0], size=(draws, batch))
-    g = svrg_estimates(G, H, alpha, idx if batch > 1 else idx[:, 0])
-    c = g - g.mean(0)
-    v = (c ** 2).sum(0) / (draws - 1)
-    m4 = (c ** 4).mean(0)
-    se = np.sqrt(np.maximum(m4 - v ** 2 * (draws - 3) / (draws - 1), 0.0) / draws)
+    fourth central moment), each of shape (d,).  Streamed by a jitted kernel (no (draws, d) array)."""
+    G, H, a, idx = _mc_draws(G, H, alpha, draws, batch, seed)
+    mean, m2, m4 = (np.empty(G.shape[1]) for _ in range(3))
+    K.estimate_moments_kernel(G, H, H.mean(0), a, idx, mean, m2, m4)
+    v, se = _variance_and_se(m2, m4, idx.shape[0])
+    require_finite("the Monte Carlo variance", v, draws=draws, batch=batch)
     return v, se
+
+
+def mc_estimator_variance_numpy(G, H, alpha, *, draws: int = 10_000, batch: int = 1, seed=0) -> tuple:
+    """The vectorised numpy reference of :func:`mc_estimator_variance` (same index draws, same numbers to
+    rounding): builds the (draws, d) array of estimates with :func:`svrg_estimates`."""
+    G, H, a, idx = _mc_draws(G, H, alpha, draws, batch, seed)
+    check_budget("the estimates", idx.shape[0] * G.shape[1], draws=draws, d=G.shape[1])
+    g = svrg_estimates(G, H, a, idx)
+    c = g - g.mean(0)
+    return _variance_and_se((c ** 2).sum(0), (c ** 4).sum(0), idx.shape[0])
 
 
 def code_optimal_coefficient(X, Y, *, clamp: bool = True) -> np.ndarray:
