@@ -101,11 +101,11 @@ def per_sample_grads(problem: LeastSquares, theta) -> np.ndarray:
     return (problem.A @ theta - problem.b)[:, None] * problem.A
 
 
-def _pair(G, H):
-    G = check_array("G", G, ndim=2)
-    H = check_array("H", H, shape=G.shape)
+def _pair(G, H, names=("G", "H")):
+    G = check_array(names[0], G, ndim=2)
+    H = check_array(names[1], H, shape=G.shape)
     if G.shape[0] < 2 or G.shape[1] < 1:
-        raise ValueError(f"G must have shape (n, d) with n >= 2 samples and d >= 1 coordinates; got {G.shape}")
+        raise ValueError(f"{names[0]} must have shape (n, d) with n >= 2 samples and d >= 1 coordinates; got {G.shape}")
     return G, H
 
 
@@ -204,7 +204,9 @@ def code_optimal_coefficient(X, Y, *, clamp: bool = True) -> np.ndarray:
     """The authors' estimate of alpha* (svrg.py, Cache_SVRG.compute_optimal_coefficient): X (m, d) the
     mini-batch gradients of one epoch at the current model, Y (m, d) at the snapshot on the same mini-batches;
     (E[xy] - E[x]E[y]) / (E[y^2] - E[y]^2 + 1e-24), clamped to [-2, 2]."""
-    X, Y = _pair(X, Y)
+    X, Y = _pair(X, Y, ("X", "Y"))
+    if not isinstance(clamp, (bool, np.bool_)):
+        raise TypeError(f"clamp must be a bool; got {clamp!r:.80} of type {type(clamp).__name__}")
     ex, ey = X.mean(0), Y.mean(0)
     value = ((X * Y).mean(0) - ex * ey) / ((Y ** 2).mean(0) - ey ** 2 + CODE_EPS)
     return np.clip(value, *CLAMP) if clamp else value
