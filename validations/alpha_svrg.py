@@ -209,7 +209,7 @@ def alpha_star_falls_with_depth(*, depths, deepest, seeds, seed):
 @figure(PAPER, "variance_vs_alpha",
         caption="Per-coordinate variance of the alpha-SVRG estimate against alpha, relative to sigma_k^2, for four "
                 "coordinates of the least-squares instance after s = 100 SGD steps from the snapshot; markers: Monte "
-                "Carlo over index draws with 95% intervals (bars); solid lines: the exact quadratic "
+                "Carlo over index draws with 95% intervals (bars; log scale); solid lines: the exact quadratic "
                 "1 - 2 alpha rho sigma_snap / sigma + alpha^2 sigma_snap^2 / sigma^2; dashed horizontal lines: the "
                 "derived minimum 1 - rho^2, attained at alpha* (open circles); dotted vertical lines at alpha = 0 (SGD) "
                 "and alpha = 1 (SVRG)",
@@ -234,7 +234,8 @@ def fig_variance_vs_alpha(*, staleness, draws, seed):
     ax = ax[0, 0]
     grid = np.linspace(-0.5, 1.5, 101)
     z = z_of(0.95)
-    for c, (k, s) in enumerate(t.groupby("coord")):
+    for c, k in enumerate(coords):
+        s = t[t.coord == k]
         r = mom["sigma_snap"][k] / mom["sigma"][k]
         ax.plot(grid, 1 - 2 * grid * mom["rho"][k] * r + grid ** 2 * r ** 2, "-", color=f"C{c}",
                 label=f"k = {k}: rho = {mom['rho'][k]:.2f}, alpha* = {mom['alpha_star'][k]:.2f}")
@@ -243,6 +244,7 @@ def fig_variance_vs_alpha(*, staleness, draws, seed):
         ax.plot([mom["alpha_star"][k]], [1 - mom["rho"][k] ** 2], "o", mfc="none", ms=8, color=f"C{c}")
     for a in (0.0, 1.0):
         ax.axvline(a, ls=":", color="gray", lw=0.8)
+    ax.set_yscale("log")
     ax.set_xlabel(r"coefficient $\alpha$")
     ax.set_ylabel(r"Var$(g_k) / \sigma_k^2$")
     ax.legend(fontsize=6)
