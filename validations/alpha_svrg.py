@@ -194,7 +194,7 @@ LEVEL4 = 2 * float(__import__("statistics").NormalDist().cdf(Z4)) - 1     # the 
                  "least 4 seed-level standard errors: Gaussian mixture (n = 1000, dim 20, 10 classes), width 32, plain "
                  "SGD (lr 0.3, batch 50, no momentum) for 10 epochs, alpha* measured at the middle iteration of epoch 5 "
                  "against the snapshot at that epoch's start; {seeds} seeds (data and initialisation), paired by seed",
-       scales={"ci": dict(depths=(1, 4), deepest=4, seeds=6), "full": dict(depths=(1, 2, 3, 4), deepest=4, seeds=24)})
+       scales={"ci": dict(depths=(1, 4), deepest=4, seeds=10), "full": dict(depths=(1, 2, 3, 4), deepest=4, seeds=24)})
 def alpha_star_falls_with_depth(*, depths, deepest, seeds, seed):
     t = depth_table(depths, seeds, seed)
     wide = t.pivot(index="rep", columns="depth", values="alpha_mean")
