@@ -10,7 +10,8 @@ Checks:
   tolerance, since the identity is exact in population moments and the sample variance is unbiased.
 * ``svrg_beats_sgd_criterion`` [derived]: alpha = 1 has the smaller estimator variance than alpha = 0 exactly
   on the coordinates with sigma_snap < 2 rho sigma, with exact (enumerated) variances; the instance is chosen
-  so that coordinates fall on both sides (at s = 100 about 31 of 50 on one side).
+  so that coordinates fall on both sides at s = 30 and 100 (the record's note gives the counts per s; without
+  a state with both sides the claim is inconclusive).
 * ``schedule_matches_code`` [code]: the coefficient schedule equals the authors' ``svrg_scheduler`` (the one
   main.py calls; not ``utils.reg_scheduler``, which is never called), value by value.
 * ``alpha_star_falls_with_depth`` [paper, Sec. 3: "a deeper model has a smaller optimal coefficient"]: mean
@@ -100,8 +101,9 @@ def min_variance_at_alpha_star(*, stalenesses, replicates, draws, seed):
                  "exactly the coordinates with sigma_snap < 2 rho sigma (population moments), on the least-squares "
                  "instance (n = 2000, d = 50, sparse features) with snapshot 0 and the current iterate after s in "
                  "{stalenesses} SGD steps (step 0.002, batch 1; the criterion does not depend on the estimate's "
-                 "batch size); measured: the number of coordinates where the two disagree (both sides must occur)",
-       scales={"ci": dict(stalenesses=(1, 10, 100)), "full": dict(stalenesses=(1, 10, 30, 100, 300))})
+                 "batch size); measured: the number of coordinates where the two disagree (at least one s must have "
+                 "coordinates on both sides)",
+       scales={"ci": dict(stalenesses=(1, 10, 30, 100)), "full": dict(stalenesses=(1, 10, 30, 100, 300))})
 def svrg_beats_sgd_criterion(*, stalenesses, seed):
     rows = []
     for s in stalenesses:
@@ -115,10 +117,10 @@ def svrg_beats_sgd_criterion(*, stalenesses, seed):
     t = pd.concat(rows, ignore_index=True)
     mismatches = int((t.criterion != t.alpha1_better).sum())
     sides = t.groupby("staleness").criterion.agg(["sum", "size"])
-    both = bool(t.criterion.any() and (~t.criterion).any())
+    both = bool(((sides["sum"] > 0) & (sides["sum"] < sides["size"])).any())     # both sides at one state
     note = "; ".join(f"s = {s}: {int(r['sum'])}/{int(r['size'])} with sigma_snap < 2 rho sigma" for s, r in sides.iterrows())
     if not both:
-        note += "; only one side of the criterion occurs: the claim is not tested"
+        note += "; no state has coordinates on both sides of the criterion: the claim is not tested"
     return Identity(discrepancy=float(mismatches), instances=len(t) if both else 0, atol=0.0,
                     what="coordinates where the criterion and the exact variances disagree", data=t, note=note)
 
