@@ -83,6 +83,10 @@ def identity_table(stalenesses, replicates, draws, seed) -> pd.DataFrame:
        scales={"ci": dict(stalenesses=(1, 10, 100), replicates=10, draws=1000),
                "full": dict(stalenesses=(1, 10, 100), replicates=40, draws=5000)})
 def min_variance_at_alpha_star(*, stalenesses, replicates, draws, seed):
+    """[derived] Var(G - a(H - EH)) = sigma^2 - 2 a rho sigma sigma_s + a^2 sigma_s^2 is a quadratic in a with
+    minimiser a* = rho sigma / sigma_s and minimum sigma^2 - rho^2 sigma^2 (substitute a*).  The Monte Carlo
+    variance (ddof 1, i.i.d. index draws) is unbiased for the exact variance, so each replicate's mean ratio has
+    expectation exactly 1; the interval is Student's t over independent replicates (no model tolerance)."""
     t = identity_table(stalenesses, replicates, draws, seed)
     per_rep = t.groupby("replicate").ratio.mean().to_numpy()
     m, lo, hi, _ = mean_ci(per_rep)
@@ -105,6 +109,9 @@ def min_variance_at_alpha_star(*, stalenesses, replicates, draws, seed):
                  "coordinates on both sides)",
        scales={"ci": dict(stalenesses=(1, 10, 30, 100)), "full": dict(stalenesses=(1, 10, 30, 100, 300))})
 def svrg_beats_sgd_criterion(*, stalenesses, seed):
+    """[derived] Var(a = 1) - Var(a = 0) = sigma_s^2 - 2 rho sigma sigma_s = sigma_s (sigma_s - 2 rho sigma), negative
+    exactly when sigma_s < 2 rho sigma (sigma_s > 0).  Both sides are computed by independent paths: the variances
+    by applying the estimator to every index, the criterion from the population moments."""
     rows = []
     for s in stalenesses:
         gm = staleness_moments(s, seed)
