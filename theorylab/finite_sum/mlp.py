@@ -12,11 +12,11 @@ mini-batch gradients at theta^t and at the snapshot (clamped to [-2, 2] as in sv
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab.core.parallel import blas_threads
 from theorylab.core import (SimulationDiverged, as_generator, check_array, check_budget, check_int, check_positive,
                             check_real)
 from theorylab.finite_sum.svrg import code_optimal_coefficient
@@ -24,16 +24,6 @@ from theorylab.finite_sum.svrg import code_optimal_coefficient
 __all__ = ["Mixture", "gaussian_mixture", "init_mlp", "mlp_loss_grad", "minibatch_grads", "train_measure_alpha"]
 
 MAX_WIDTH = 1024
-
-
-def _one_blas_thread():
-    """Tiny matrix products only lose from BLAS threads (on a loaded 2-core machine a multi-threaded
-    OpenBLAS made training ~15x slower): limit BLAS to one thread where threadpoolctl is installed."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
@@ -176,7 +166,7 @@ def train_measure_alpha(data: Mixture, depth: int, *, width: int = 32, lr: float
     measure_step = niter // 2 if measure_step is None else check_int("measure_step", measure_step, low=1,
                                                                          high=niter - 1)
     check_budget("the training run", epochs * n * width * depth, epochs=epochs, n=n, width=width, depth=depth)
-    with _one_blas_thread():
+    with blas_threads(1):  # tiny products: threaded BLAS made training ~15x slower on 2 loaded cores
         return _train(data, depth, width, lr, batch, epochs, niter, measure_epoch, measure_step, seed)
 
 

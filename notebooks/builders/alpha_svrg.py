@@ -1,5 +1,5 @@
 """Builds notebooks/alpha_svrg.ipynb with theorylab.core.notebooks.write_notebook
-(run from the repository root: ``python -m theorylab.finite_sum._build_notebook``)."""
+(run from the repository root: ``python notebooks/build.py alpha_svrg``)."""
 
 from theorylab.core.notebooks import explore_cell, header_cells, write_notebook
 
