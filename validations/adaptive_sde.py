@@ -30,7 +30,8 @@ from theorylab.sde.mlp import MLPRegression, run_mlp_coupled
 
 PAPER = Paper(id="adaptive_sde",
               title="Adaptive Methods through the Lens of SDEs: Theoretical Insights on the Role of Noise",
-              authors="Compagnoni, Liu, Islamov, Proske, Orvieto, Lucchi", arxiv="2411.15958",
+              authors="Enea Monzio Compagnoni, Tianlin Liu, Rustem Islamov, Frank Norbert Proske, Antonio Orvieto, "
+                      "Aurelien Lucchi", arxiv="2411.15958",
               seed_file="000_efebce95215ef60b.txt")
 
 H10 = np.linspace(1.0, 10.0, 10)       # the brief's diagonal quadratic, d = 10

@@ -31,7 +31,7 @@ from theorylab.exact import cs_regularizers as R
 PAPER = Paper(
     id="cs_reg",
     title="Cauchy-Schwarz Regularizers",
-    authors="Taner, Wang, Studer",
+    authors="Sueda Taner, Ziyi Wang, Christoph Studer",
     arxiv="2503.01639",
     seed_file="004_abbad75df650d8e9.txt",
 )

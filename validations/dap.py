@@ -47,7 +47,7 @@ PAPER = Paper(
     id="dap",
     title="Revisiting Zeroth-Order Optimization: Minimum-Variance Two-Point Estimators and Directionally "
           "Aligned Perturbations",
-    authors="Ma, Huang",
+    authors="Shaocong Ma, Heng Huang",
     arxiv="2510.19975",
     seed_file="000_efebce95215ef60b.txt",
 )

@@ -29,7 +29,7 @@ from theorylab.stochastic import dro as D
 PAPER = Paper(
     id="dro_dsgdc",
     title="Revisiting Large-Scale Non-convex Distributionally Robust Optimization",
-    authors="Zhang, Zhou, Khan, Prater-Bennette, Shen, Zou",
+    authors="Qi Zhang, Yi Zhou, Simon Khan, Ashley Prater-Bennette, Lixin Shen, Shaofeng Zou",
     seed_file="004_abbad75df650d8e9.txt",
 )
 

@@ -40,7 +40,7 @@ from theorylab.zeroth import allocation as A
 PAPER = Paper(
     id="flops",
     title="FLOPS: Forward Learning with OPtimal Sampling",
-    authors="Ren, Zhang, Jiang, Li, Zhang, Feng, Peng",
+    authors="Tao Ren, Zishi Zhang, Jinyang Jiang, Guanghao Li, Zeliang Zhang, Mingqian Feng, Yijie Peng",
     arxiv="2410.05966",
     seed_file="000_efebce95215ef60b.txt",
 )

@@ -30,7 +30,7 @@ from theorylab.stochastic import fsgdm as F
 PAPER = Paper(
     id="fsgdm",
     title="On the Performance Analysis of Momentum Method: A Frequency Domain Perspective",
-    authors="Li, Luo, Zheng, Wang, Luo, Wen, Wu, Xu",
+    authors="Xianliang Li, Jun Luo, Zhiwei Zheng, Hanxiao Wang, Li Luo, Lingkun Wen, Linlong Wu, Sheng Xu",
     arxiv="2411.19671",
     seed_file="000_efebce95215ef60b.txt",
 )

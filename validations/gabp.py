@@ -29,7 +29,7 @@ from theorylab.games import matrix_games as M
 PAPER = Paper(
     id="gabp",
     title="Boosting Perturbed Gradient Ascent for Last-Iterate Convergence in Games",
-    authors="Abe, Sakamoto, Ariu, Iwasaki",
+    authors="Kenshi Abe, Mitsuki Sakamoto, Kaito Ariu, Atsushi Iwasaki",
     arxiv="2410.02388",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -32,7 +32,7 @@ from theorylab.gp import gameopt as G
 PAPER = Paper(
     id="gameopt",
     title="Optimistic Games for Combinatorial Bayesian Optimization with Application to Protein Design",
-    authors="Bal, Sessa, Mutný, Krause",
+    authors="Melis Ilayda Bal, Pier Giuseppe Sessa, Mojmír Mutný, Andreas Krause",
     arxiv="2409.18582",
     seed_file="000_efebce95215ef60b.txt",
 )

@@ -32,7 +32,7 @@ from theorylab.exact import highway as H
 PAPER = Paper(
     id="highway_bp",
     title="Accelerated Training through Iterative Gradient Propagation Along the Residual Path",
-    authors="Fagnou, Caillon, Delattre, Allauzen",
+    authors="Erwan Fagnou, Paul Caillon, Blaise Delattre, Alexandre Allauzen",
     arxiv="2501.17086",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -41,7 +41,7 @@ from theorylab.multiobjective import mgda as M
 PAPER = Paper(
     id="mgda_gs",
     title="MGDA Converges under Generalized Smoothness, Provably",
-    authors="Zhang, Xiao, Zou, Ji",
+    authors="Qi Zhang, Peiyao Xiao, Shaofeng Zou, Kaiyi Ji",
     arxiv="2405.19440",
     seed_file="000_efebce95215ef60b.txt",
 )

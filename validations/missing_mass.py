@@ -34,7 +34,7 @@ from theorylab.missing_mass.moments import _logfact, atoms_with_mass
 PAPER = Paper(
     id="missing_mass",
     title="How Much is Unseen Depends Chiefly on Information About the Seen",
-    authors="Lee, Böhme",
+    authors="Seongmin Lee, Marcel Böhme",
     arxiv="2402.05835",
     seed_file="000_efebce95215ef60b.txt",
 )

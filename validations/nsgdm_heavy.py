@@ -33,7 +33,7 @@ from theorylab.stochastic import nsgdm as S
 PAPER = Paper(
     id="nsgdm_heavy",
     title="Nonconvex Stochastic Optimization under Heavy-Tailed Noises: Optimal Convergence without Gradient Clipping",
-    authors="Liu, Zhou",
+    authors="Zijian Liu, Zhengyuan Zhou",
     arxiv="2412.19529",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -48,7 +48,7 @@ from theorylab.zeroth import saddle as S
 PAPER = Paper(
     id="quantum_sosp",
     title="Robustness of Quantum Algorithms for Nonconvex Optimization",
-    authors="Gong, Zhang, Li",
+    authors="Weiyuan Gong, Chenyi Zhang, Tongyang Li",
     arxiv="2212.02548",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -36,7 +36,7 @@ from theorylab.exact import attention as A
 PAPER = Paper(
     id="rank_attn",
     title="On the Benefits of Rank in Attention Layers",
-    authors="Amsel, Yehudai, Bruna",
+    authors="Noah Amsel, Gilad Yehudai, Joan Bruna",
     arxiv="2407.16153",
     seed_file="000_efebce95215ef60b.txt",
 )

@@ -35,7 +35,7 @@ from theorylab.relu import (F_n, binomials_vanish_mod_p, bound_table, certify_ma
 PAPER = Paper(
     id="relu_depth",
     title="On the Expressiveness of Rational ReLU Neural Networks With Bounded Depth",
-    authors="Averkov, Hojny, Merkert",
+    authors="Gennadiy Averkov, Christopher Hojny, Maximilian Merkert",
     arxiv="2502.06283",
     seed_file="000_efebce95215ef60b.txt",
 )

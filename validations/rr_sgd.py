@@ -33,7 +33,7 @@ from theorylab.markov import cos_problem, logistic_problem, run_pair, softplus_p
 PAPER = Paper(
     id="rr_sgd",
     title="Nonasymptotic Analysis of Stochastic Gradient Descent with the Richardson-Romberg Extrapolation",
-    authors="Sheshukova, Belomestny, Durmus, Moulines, Naumov, Samsonov",
+    authors="Marina Sheshukova, Denis Belomestny, Alain Durmus, Eric Moulines, Alexey Naumov, Sergey Samsonov",
     arxiv="2410.05106",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -30,7 +30,7 @@ from theorylab.multiobjective import stch as S
 PAPER = Paper(
     id="stch_set",
     title="Few for Many: Tchebycheff Set Scalarization for Many-Objective Optimization",
-    authors="Lin, Liu, Zhang, Liu, Wang, Zhang",
+    authors="Xi Lin, Yilu Liu, Xiaoyuan Zhang, Fei Liu, Zhenkun Wang, Qingfu Zhang",
     arxiv="2405.19650",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -42,7 +42,7 @@ from theorylab.zeroth.oracles import quadratic_spectrum
 PAPER = Paper(
     id="stp",
     title="On the Almost Sure Convergence of the Stochastic Three Points Algorithm",
-    authors="El Bakkali El Kadi, Saadi",
+    authors="Taha El Bakkali El Kadi, Omar Saadi",
     arxiv="2501.13886",
     seed_file="004_abbad75df650d8e9.txt",
 )

@@ -36,7 +36,7 @@ from theorylab.gp import tsroots as T
 PAPER = Paper(
     id="tsroots",
     title="Optimizing Posterior Samples for Bayesian Optimization via Rootfinding",
-    authors="Adebiyi, Do, Zhang",
+    authors="Taiwo A. Adebiyi, Bach Do, Ruda Zhang",
     arxiv="2410.22322",
     seed_file="004_abbad75df650d8e9.txt",
 )

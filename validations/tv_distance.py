@@ -34,7 +34,7 @@ from theorylab.tv import experiments as ex
 PAPER = Paper(
     id="tv_distance",
     title="Computational Explorations of Total Variation Distance",
-    authors="Bhattacharyya, Gayen, Meel, Myrisiotis, Pavan, Vinodchandran",
+    authors="Arnab Bhattacharyya, Sutanu Gayen, Kuldeep S. Meel, Dimitrios Myrisiotis, A. Pavan, N. V. Vinodchandran",
     arxiv="2412.10370",
     seed_file="000_efebce95215ef60b.txt",
 )
