@@ -125,3 +125,86 @@ def test_a_cached_claim_says_cached_instead_of_an_old_runtime(out, capsys, cache
     assert row.rstrip().endswith("cached")
     assert cli.main(["check", FAST, "--no-record", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["runtime_s"] > 0  # the data keeps the measured runtime
+
+
+# ------------------------------------------------------------------------------ frictions
+def test_ratio_range_is_where_a_calibrated_ratio_falls():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for k in (4, 20):
+        lo, hi = commands.ratio_range(k)
+        sd_hat = rng.standard_normal((40_000, k)).std(axis=1, ddof=1)  # true sd 1: the ratio of a calibrated CI
+        inside = np.mean((sd_hat >= lo) & (sd_hat <= hi))
+        assert abs(inside - 0.95) < 0.01, (k, inside)
+    assert commands.seeds_warning(20, (0.7, 1.4)) is None
+    text = commands.seeds_warning(4, (0.7, 1.4))
+    assert "--seeds 4 cannot judge" in text and "[0.27, 1.77]" in text and "[0.68, 1.31]" in text
+
+
+def test_calibrate_with_few_seeds_warns_before_running(capsys, tmp_path, monkeypatch):
+    def stop(*a, **k):
+        raise ValueError("stopped before running")
+
+    monkeypatch.setattr(commands, "_calibrate_one", stop)
+    assert cli.main(["calibrate", "highway_bp", "--seeds", "4", "--out", str(tmp_path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.index("--seeds 4 cannot judge") < err.index("stopped before running")
+
+
+def test_a_ratio_only_failure_with_few_seeds_is_marked_as_such():
+    from types import SimpleNamespace as R
+
+    assert commands._calibration_ok(R(ok=False, flips=0, calibrated=False), 4) == "NO (ratio, 4 seeds)"
+    assert commands._calibration_ok(R(ok=False, flips=1, calibrated=False), 4) == "NO"
+    assert commands._calibration_ok(R(ok=False, flips=0, calibrated=False), 20) == "NO"
+    assert commands._calibration_ok(R(ok=True, flips=0, calibrated=True), 4) == "ok"
+
+
+def test_bench_says_what_its_ratio_means_and_warns_on_a_loaded_machine(capsys, monkeypatch):
+    import os
+
+    import theorylab.benchmarks.highway_bp  # noqa: F401 - registered before the registry is swapped
+    from theorylab.core import checks
+
+    def cluster_speedup(*, quick=False):
+        """ratio = wall time on 1 worker / on 2 workers; nothing else."""
+        return {"ratio": 1.5}
+
+    fake = checks.Benchmark("highway_bp", "cluster_speedup", cluster_speedup)
+    monkeypatch.setattr(checks.REGISTRY, "benchmarks", {"highway_bp:cluster_speedup": fake})
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.7, 1.0, 1.0))
+    assert cli.main(["bench", "highway_bp", "--quick"]) == 0
+    got = capsys.readouterr()
+    assert "ratio = reference time / theorylab's time" in got.out
+    assert "highway_bp:cluster_speedup  (ratio = wall time on 1 worker / on 2 workers: 2 is perfect scaling" in got.out
+    assert "load average 1.70" in got.err and "cluster speed-up needs an idle core per worker" in got.err
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.1, 0.1))
+    assert cli.main(["bench", "highway_bp", "--quick"]) == 0
+    assert "load average" not in capsys.readouterr().err
+
+
+def test_scale_has_help_text_in_every_command(capsys):
+    for command in ("check", "figures", "report", "calibrate"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "ci: small sizes" in text and "full: the sizes behind the published" in text, command
+
+
+def test_cite_gives_full_author_names():
+    reg = discover()
+    for pid, paper in reg.papers.items():
+        names = [n.strip() for n in paper.authors.split(",")]
+        assert all(len(n.split()) >= 2 for n in names), (pid, paper.authors)  # given name(s) and surname
+        assert f"author    = {{{' and '.join(names)}}}" in paper.bibtex()
+
+
+def test_license_and_readme_counts():
+    from theorylab.core.paths import project_root
+
+    license_text = (project_root() / "LICENSE").read_text()
+    assert license_text.startswith("MIT License") and "Copyright (c) 2026 theorylab contributors" in license_text
+    readme = (project_root() / "README.md").read_text()
+    n = len(discover().papers)
+    assert "all 38" not in readme and f"the {n} papers" in readme

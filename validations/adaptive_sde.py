@@ -36,7 +36,8 @@ from theorylab.core.rates import curve_slope
 
 PAPER = Paper(id="adaptive_sde",
               title="Adaptive Methods through the Lens of SDEs: Theoretical Insights on the Role of Noise",
-              authors="Compagnoni, Liu, Islamov, Proske, Orvieto, Lucchi", arxiv="2411.15958")
+              authors="Enea Monzio Compagnoni, Tianlin Liu, Rustem Islamov, Frank Norbert Proske, Antonio Orvieto, "
+                      "Aurelien Lucchi", arxiv="2411.15958")
 
 def _ratio_estimate(m, lo, hi, pred, **kw):
     return Estimate(value=m / pred, ci=(lo / pred, hi / pred), predicted=1.0, **kw)

@@ -44,7 +44,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="cpwl_decomp",
     title="Decomposition Polyhedra of Piecewise Linear Functions",
-    authors="Brandenburg, Grillo, Hertrich",
+    authors="Marie-Charlotte Brandenburg, Moritz Grillo, Christoph Hertrich",
     arxiv="2410.04907",
 )
 

@@ -32,7 +32,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="cs_reg",
     title="Cauchy-Schwarz Regularizers",
-    authors="Taner, Wang, Studer",
+    authors="Sueda Taner, Ziyi Wang, Christoph Studer",
     arxiv="2503.01639",
 )
 

@@ -46,7 +46,7 @@ PAPER = Paper(
     id="dap",
     title="Revisiting Zeroth-Order Optimization: Minimum-Variance Two-Point Estimators and Directionally "
           "Aligned Perturbations",
-    authors="Ma, Huang",
+    authors="Shaocong Ma, Heng Huang",
     arxiv="2510.19975",
 )
 

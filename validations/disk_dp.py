@@ -36,7 +36,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="disk_dp",
     title="DiSK: Differentially Private Optimizer with Simplified Kalman Filter for Noise Reduction",
-    authors="Zhang, Bu, Balle, Hong, Razaviyayn, Mirrokni",
+    authors="Xinwei Zhang, Zhiqi Bu, Borja Balle, Mingyi Hong, Meisam Razaviyayn, Vahab Mirrokni",
     arxiv="2410.03883",
 )
 

@@ -31,7 +31,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="dro_dsgdc",
     title="Revisiting Large-Scale Non-convex Distributionally Robust Optimization",
-    authors="Zhang, Zhou, Khan, Prater-Bennette, Shen, Zou",
+    authors="Qi Zhang, Yi Zhou, Simon Khan, Ashley Prater-Bennette, Lixin Shen, Shaofeng Zou",
 )
 
 LAM, LOSS, DATA_SEED = 1.0, "tanh", 0

@@ -42,7 +42,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="flops",
     title="FLOPS: Forward Learning with OPtimal Sampling",
-    authors="Ren, Zhang, Jiang, Li, Zhang, Feng, Peng",
+    authors="Tao Ren, Zishi Zhang, Jinyang Jiang, Guanghao Li, Zeliang Zhang, Mingqian Feng, Yijie Peng",
     arxiv="2410.05966",
 )
 

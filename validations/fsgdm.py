@@ -30,7 +30,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="fsgdm",
     title="On the Performance Analysis of Momentum Method: A Frequency Domain Perspective",
-    authors="Li, Luo, Zheng, Wang, Luo, Wen, Wu, Xu",
+    authors="Xianliang Li, Jun Luo, Zhiwei Zheng, Hanxiao Wang, Li Luo, Lingkun Wen, Linlong Wu, Sheng Xu",
     arxiv="2411.19671",
 )
 

@@ -30,7 +30,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="gabp",
     title="Boosting Perturbed Gradient Ascent for Last-Iterate Convergence in Games",
-    authors="Abe, Sakamoto, Ariu, Iwasaki",
+    authors="Kenshi Abe, Mitsuki Sakamoto, Kaito Ariu, Atsushi Iwasaki",
     arxiv="2410.02388",
 )
 

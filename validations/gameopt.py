@@ -31,7 +31,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="gameopt",
     title="Optimistic Games for Combinatorial Bayesian Optimization with Application to Protein Design",
-    authors="Bal, Sessa, Mutný, Krause",
+    authors="Melis Ilayda Bal, Pier Giuseppe Sessa, Mojmír Mutný, Andreas Krause",
     arxiv="2409.18582",
 )
 

@@ -25,7 +25,8 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="gnn_ilp_sym",
     title="When GNNs meet symmetry in ILPs: an orbit-based feature augmentation approach",
-    authors="Chen, Li, Li, Wu, Wang, Sun, Luo, Chang, Shi",
+    authors=("Qian Chen, Lei Li, Qian Li, Jianghua Wu, Akang Wang, Ruoyu Sun, Xiaodong Luo, Tsung-Hui Chang, "
+             "Qingjiang Shi"),
     arxiv="2501.14211",
 )
 

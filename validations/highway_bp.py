@@ -32,7 +32,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="highway_bp",
     title="Accelerated Training through Iterative Gradient Propagation Along the Residual Path",
-    authors="Fagnou, Caillon, Delattre, Allauzen",
+    authors="Erwan Fagnou, Paul Caillon, Blaise Delattre, Alexandre Allauzen",
     arxiv="2501.17086",
 )
 

@@ -41,7 +41,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="mgda_gs",
     title="MGDA Converges under Generalized Smoothness, Provably",
-    authors="Zhang, Xiao, Zou, Ji",
+    authors="Qi Zhang, Peiyao Xiao, Shaofeng Zou, Kaiyi Ji",
     arxiv="2405.19440",
 )
 

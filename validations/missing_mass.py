@@ -34,7 +34,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="missing_mass",
     title="How Much is Unseen Depends Chiefly on Information About the Seen",
-    authors="Lee, Böhme",
+    authors="Seongmin Lee, Marcel Böhme",
     arxiv="2402.05835",
 )
 

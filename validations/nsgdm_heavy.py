@@ -32,7 +32,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="nsgdm_heavy",
     title="Nonconvex Stochastic Optimization under Heavy-Tailed Noises: Optimal Convergence without Gradient Clipping",
-    authors="Liu, Zhou",
+    authors="Zijian Liu, Zhengyuan Zhou",
     arxiv="2412.19529",
 )
 

@@ -54,7 +54,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="quantum_sosp",
     title="Robustness of Quantum Algorithms for Nonconvex Optimization",
-    authors="Gong, Zhang, Li",
+    authors="Weiyuan Gong, Chenyi Zhang, Tongyang Li",
     arxiv="2212.02548",
 )
 

@@ -36,7 +36,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="rank_attn",
     title="On the Benefits of Rank in Attention Layers",
-    authors="Amsel, Yehudai, Bruna",
+    authors="Noah Amsel, Gilad Yehudai, Joan Bruna",
     arxiv="2407.16153",
 )
 

@@ -35,7 +35,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="relu_depth",
     title="On the Expressiveness of Rational ReLU Neural Networks With Bounded Depth",
-    authors="Averkov, Hojny, Merkert",
+    authors="Gennadiy Averkov, Christopher Hojny, Maximilian Merkert",
     arxiv="2502.06283",
 )
 

@@ -33,7 +33,7 @@ from theorylab.core.evidence import z_of
 PAPER = Paper(
     id="rr_sgd",
     title="Nonasymptotic Analysis of Stochastic Gradient Descent with the Richardson-Romberg Extrapolation",
-    authors="Sheshukova, Belomestny, Durmus, Moulines, Naumov, Samsonov",
+    authors="Marina Sheshukova, Denis Belomestny, Alain Durmus, Eric Moulines, Alexey Naumov, Sergey Samsonov",
     arxiv="2410.05106",
 )
 

@@ -37,7 +37,7 @@ from theorylab.scaling import (eigenvalues, escape_time, finite_n_rate, group_ov
                                trainable_final_error, trainable_power_law)
 
 PAPER = Paper(id="scaling_ode", title="Analyzing Neural Scaling Laws in Two-Layer Networks with Power-Law Data Spectra",
-              authors="Worschech & Rosenow", arxiv="2410.09005")
+              authors="Roman Worschech, Bernd Rosenow", arxiv="2410.09005")
 
 
 def _sgd_and_ode(*, N, L, K, M, eta, activation, alphas, n_seeds, seed, beta=1.0):

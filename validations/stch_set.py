@@ -29,7 +29,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="stch_set",
     title="Few for Many: Tchebycheff Set Scalarization for Many-Objective Optimization",
-    authors="Lin, Liu, Zhang, Liu, Wang, Zhang",
+    authors="Xi Lin, Yilu Liu, Xiaoyuan Zhang, Fei Liu, Zhenkun Wang, Qingfu Zhang",
     arxiv="2405.19650",
 )
 

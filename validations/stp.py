@@ -42,7 +42,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="stp",
     title="On the Almost Sure Convergence of the Stochastic Three Points Algorithm",
-    authors="El Bakkali El Kadi, Saadi",
+    authors="Taha El Bakkali El Kadi, Omar Saadi",
     arxiv="2501.13886",
 )
 

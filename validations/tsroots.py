@@ -36,7 +36,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="tsroots",
     title="Optimizing Posterior Samples for Bayesian Optimization via Rootfinding",
-    authors="Adebiyi, Do, Zhang",
+    authors="Taiwo A. Adebiyi, Bach Do, Ruda Zhang",
     arxiv="2410.22322",
 )
 

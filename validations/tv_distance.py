@@ -33,7 +33,7 @@ from theorylab.core.experiment import experiment
 PAPER = Paper(
     id="tv_distance",
     title="Computational Explorations of Total Variation Distance",
-    authors="Bhattacharyya, Gayen, Meel, Myrisiotis, Pavan, Vinodchandran",
+    authors="Arnab Bhattacharyya, Sutanu Gayen, Kuldeep S. Meel, Dimitrios Myrisiotis, A. Pavan, N. V. Vinodchandran",
     arxiv="2412.10370",
 )
 

@@ -342,20 +342,57 @@ def _load_timings(folder):
         return None, ""
 
 
+RATIO_MEANING = ("ratio = reference time / theorylab's time, both measured in this process on the same inputs: "
+                 "above 1 means theorylab's code is faster (each benchmark's line below says what its reference is)")
+
+
+def ratio_meaning(b) -> str:
+    """What a benchmark's ``ratio`` is, from its docstring (or its module's): "ratio = ..." or "the ratio is ..."."""
+    import re
+    import sys as _sys
+
+    for doc in (b.func.__doc__, getattr(_sys.modules.get(b.func.__module__), "__doc__", None)):
+        m = re.search(r"\bratio`*\s*(?:=|is)\s*([^.;:]*?/[^.;:]*)", " ".join((doc or "").split()))
+        if m:
+            text = f"ratio = {m.group(1).strip().rstrip(',')}"
+            return text + (": 2 is perfect scaling on 2 workers" if "2 workers" in text else "")
+    return "ratio = reference time / theorylab's time"
+
+
+def load_warning(name: str, load: float, cores: int) -> str | None:
+    """A warning when the machine was busy while timing: other work shares the cores being measured.
+
+    A cluster speed-up (a benchmark named *cluster*) needs a free core per worker, so any load above
+    0.5 distorts it; a single-process ratio is distorted once the load reaches half the cores.
+    """
+    cluster = "cluster" in name
+    if load < (0.5 if cluster else 0.5 * cores):
+        return None
+    what = ("a cluster speed-up needs an idle core per worker: it is understated on a loaded machine"
+            if cluster else "both timings share the cores with other work: the ratio is unreliable")
+    return f"  warning: load average {load:.2f} on {cores} cores while timing {name}; {what}"
+
+
 def cmd_bench(args) -> int:
     papers = select_papers(args.targets, all_=args.all)
     reg = registry(None if args.all else papers, benchmarks=True)
     status = 0
+    print(RATIO_MEANING)
     for pid in papers:
         benches = reg.benchmarks_of(pid)
         if not benches:
             _eprint(f"{pid}: no benchmark registered")
             status = 1
         for b in benches:
+            before = os.getloadavg()[0]
             out = b.func(quick=args.quick)
-            print(f"\n{pid}:{b.name}")
+            load = max(before, os.getloadavg()[0])
+            print(f"\n{pid}:{b.name}  ({ratio_meaning(b)})")
             for k, v in out.items():
                 print(f"  {k:<28} {v:.4g}" if isinstance(v, float) else f"  {k:<28} {v}")
+            warning = load_warning(b.name, load, os.cpu_count() or 1)
+            if warning:
+                _eprint(warning)
     return status
 
 
@@ -387,6 +424,9 @@ def cmd_calibrate(args) -> int:
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
     require_writable(args, folder)
+    warning = seeds_warning(len(seeds), RATIO_BAND)
+    if warning:
+        _eprint(warning)
     summaries = []
     with _connected(_scheduler_address(args)) as client:
         for pid in papers:
@@ -402,10 +442,50 @@ def cmd_calibrate(args) -> int:
     else:
         rows = [(f"{r.paper}:{r.claim}", "yes" if r.expected else "declared", r.reproduced, r.not_reproduced,
                  r.inconclusive, r.error, r.flips, f"{r.ratio:.2f}" if r.ratio == r.ratio else "deterministic",
-                 "ok" if r.ok else "NO") for r in summary.itertuples()]
+                 _calibration_ok(r, len(seeds))) for r in summary.itertuples()]
         print(_table(rows, ["claim", "expected", "repr.", "not repr.", "inconcl.", "error", "flips", "ratio", "ok"]))
     print(f"\nwrote {folder} (band {RATIO_BAND}, seeds {seeds[0]}..{seeds[-1]})")
+    if warning:
+        _eprint(warning)
     return 0 if bool(summary["ok"].all()) else 1
+
+
+# The band [0.7, 1.4] is set for 20 seeds (core.calibrate); fewer cannot judge a ratio against it.
+SEEDS_FOR_BAND = 20
+
+
+def ratio_range(k: int, coverage: float = 0.95) -> tuple[float, float]:
+    """Where the calibration ratio of a perfectly calibrated interval falls with ``k`` seeds.
+
+    The ratio is z x sd over seeds / mean half-width; for a calibrated normal estimate it is about
+    sd_hat / sd, and (k - 1) sd_hat^2 / sd^2 is chi-square with k - 1 degrees of freedom, so the
+    central ``coverage`` range is sqrt(chi2 quantiles / (k - 1)): 0.68-1.31 for 20 seeds, 0.27-1.77 for 4.
+    """
+    from scipy.stats import chi2
+
+    tail = (1 - coverage) / 2
+    return tuple(float((chi2.ppf(q, k - 1) / (k - 1)) ** 0.5) for q in (tail, 1 - tail))
+
+
+def seeds_warning(k: int, band) -> str | None:
+    """A warning that ``k`` < 20 seeds cannot judge the calibration band, or None."""
+    if k >= SEEDS_FOR_BAND:
+        return None
+    lo, hi = ratio_range(k)
+    lo20, hi20 = ratio_range(SEEDS_FOR_BAND)
+    return (f"warning: --seeds {k} cannot judge the calibration band [{band[0]}, {band[1]}]: with {k} seeds even a "
+            f"perfectly calibrated interval gives a ratio anywhere in [{lo:.2f}, {hi:.2f}] (95% of runs; "
+            f"[{lo20:.2f}, {hi20:.2f}] with {SEEDS_FOR_BAND} seeds, which the band is set for). A ratio outside the "
+            f"band is marked 'NO (ratio, {k} seeds)' and is not evidence of miscalibration; flips are counted over "
+            f"{k} runs only. Use --seeds {SEEDS_FOR_BAND} for a verdict on calibration.")
+
+
+def _calibration_ok(r, k: int) -> str:
+    if r.ok:
+        return "ok"
+    if k < SEEDS_FOR_BAND and r.flips == 0 and r.calibrated is False:
+        return f"NO (ratio, {k} seeds)"
+    return "NO"
 
 
 def cmd_cite(args) -> int:

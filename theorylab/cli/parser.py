@@ -10,6 +10,8 @@ from . import commands as _c
 from .output import _eprint
 
 SCALE_CHOICES = ("ci", "full")
+SCALE_HELP = ("ci: small sizes, seconds per paper (what the tests run); full: the sizes behind the published "
+              "records and figures, minutes per paper")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("check", _c.cmd_check, "run claims as checks and print the verdicts")
     targets(c)
     c.add_argument("-k", dest="keyword", help="keep claims whose paper:claim matches (pytest-like: and/or/not)")
-    c.add_argument("--scale", choices=SCALE_CHOICES, default="ci")
+    c.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help=SCALE_HELP + " (default ci)")
     c.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     c.add_argument("--set", action="append", metavar="NAME=VALUE", help="override a scale parameter (non-standard)")
     c.add_argument("--format", choices=("table", "json", "csv"), default="table", help="stdout format")
@@ -53,12 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = command("figures", _c.cmd_figures, "regenerate figures (PNG + CSV)")
     targets(f, "PAPER or PAPER:FIGURE")
-    f.add_argument("--scale", choices=SCALE_CHOICES, default="full")
+    f.add_argument("--scale", choices=SCALE_CHOICES, default="full", help=SCALE_HELP + " (default full)")
     f.add_argument("--seed", type=int, default=0)
 
     r = command("report", _c.cmd_report, "write the ledger paper_checks.md from the recorded results")
     r.add_argument("targets", nargs="*", metavar="PAPER", help="papers in the ledger (default: all)")
-    r.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help="scale for papers with no current record")
+    r.add_argument("--scale", choices=SCALE_CHOICES, default="ci",
+                   help="scale to run papers with no current record at; " + SCALE_HELP + " (default ci)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--no-cache", action="store_true")
     r.add_argument("--html", action="store_true", help="a static HTML site instead: --out DIR (the site's folder), "
@@ -72,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     targets(k, "PAPER")
     k.add_argument("--seeds", type=int, default=20, help="number of root seeds (default 20)")
     k.add_argument("--first-seed", type=int, default=1, help="first root seed (default 1)")
-    k.add_argument("--scale", choices=SCALE_CHOICES, default="ci")
+    k.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help=SCALE_HELP + " (default ci)")
     k.add_argument("--format", choices=("table", "json", "csv"), default="table")
 
     t = command("cite", _c.cmd_cite, "BibTeX of a paper and of theorylab")
