@@ -78,10 +78,15 @@ def test_seed_arithmetic_pattern_catches_the_old_forms(tmp_path):
 SEED_PRIMITIVES = "theorylab.core.seeding"
 
 
+#: The command line and the HTML report: tools around the library, whose functions take what the user
+#: typed (a root seed is required there, never defaulted).
+NOT_LIBRARY = ("theorylab.cli", "theorylab.report")
+
+
 def _public_modules():
     for info in pkgutil.walk_packages(theorylab.__path__, "theorylab."):
         name = info.name
-        if name.endswith("__main__") or "._build_notebook" in name:
+        if name.endswith("__main__") or "._build_notebook" in name or name.startswith(NOT_LIBRARY):
             continue
         yield importlib.import_module(name)
 

@@ -28,7 +28,6 @@ COINCIDENCES = {
     ("gabp:full_rate_apga", "T", 1000): "the slope window WINDOW = (100, 1000) is a constant",
     ("gabp:full_rate_gabp", "T", 1000): "the slope window WINDOW = (100, 1000) is a constant",
     ("gabp:gabp_slope_not_slower_than_apga", "T", 1000): "the slope window WINDOW = (100, 1000) is a constant",
-    ("gabp:gabp_final_gap_below_apga", "T", 1000): "pending: h28a rewrites this row (issue 28 item 4); use {T}",
     ("missing_mass:table2_good_turing", "ns", 100): "S = 100 is the support size",
     ("missing_mass:table2_minimal_bias_variance", "ns", 100): "S = 100 is the support size",
     ("rank_attn:full_rank_bound", "d", 16): "beta in {1, 4, 16, 64}",

@@ -21,6 +21,8 @@ Checks:
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 import pandas as pd
 
@@ -34,7 +36,7 @@ from theorylab.finite_sum import svrg as S
 PAPER = Paper(
     id="alpha_svrg",
     title="A Coefficient Makes SVRG Effective",
-    authors="Yin, Xu, Li, Darrell, Liu",
+    authors="Yida Yin, Zhiqiu Xu, Zhiyuan Li, Trevor Darrell, Zhuang Liu",
     arxiv="2311.05589",
 )
 
@@ -191,7 +193,7 @@ def depth_table(depths, seeds, seed) -> pd.DataFrame:
 
 
 Z4 = 4.0
-LEVEL4 = 2 * float(__import__("statistics").NormalDist().cdf(Z4)) - 1     # the two-sided level of +-4 s.e.
+LEVEL4 = 2 * NormalDist().cdf(Z4) - 1     # the two-sided level of +-4 s.e.
 
 
 @claim(PAPER, "alpha_star_falls_with_depth", source="paper", ref="Sec. 3 (optimal coefficient vs depth)",

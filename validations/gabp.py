@@ -241,7 +241,7 @@ def _log_ratio_final(df, a, b):
        citation="[paper] Sec. 6 / Figure 1 (left): GABP converges faster than APGA (spec check 1, read with the "
                 "errata: compare at the final gap); repository hyperparameters (conf/experiment/full/random_payoff: "
                 "GABP T_sigma = 10, APGA T_sigma = 20)",
-       statement="on the same games at T = 1000 with the repository's hyperparameters (eta = 0.05, mu = 1; GABP "
+       statement="on the same games at T = {T} with the repository's hyperparameters (eta = 0.05, mu = 1; GABP "
                  "T_sigma = 10, APGA T_sigma = 20), GABP's last-iterate gap is no larger than APGA's on a typical "
                  "game: the mean over games of log(GAP_GABP(pi^{T+1}) / GAP_APGA(pi^{T+1})) is <= 0 (paired "
                  "bootstrap over games); gabp_final_gap_equal_tsigma compares them at equal T_sigma",
@@ -275,7 +275,7 @@ def _final_gap_comparison(df, apga, seed):
        citation="[paper] Sec. 6 / Figure 1 (left): GABP converges faster than APGA; [derived] the comparison at "
                 "equal T_sigma = 10 (the repository runs APGA with T_sigma = 20, GABP with 10), other "
                 "hyperparameters from the repository configs",
-       statement="on the same games at T = 1000 with equal anchor periods (eta = 0.05, mu = 1, T_sigma = 10 for both), "
+       statement="on the same games at T = {T} with equal anchor periods (eta = 0.05, mu = 1, T_sigma = 10 for both), "
                  "GABP's last-iterate gap is no larger than APGA's on a typical game: the mean over games of "
                  "log(GAP_GABP(pi^{T+1}) / GAP_APGA(pi^{T+1})) is <= 0 (paired bootstrap over games)",
        scales=F_SCALES)

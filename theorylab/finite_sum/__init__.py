@@ -9,8 +9,12 @@ Modules (import from them directly or from here):
   with the authors' per-coordinate alpha* measured at a snapshot
 """
 
-from . import mlp, svrg
-from .mlp import *  # noqa: F401,F403
-from .svrg import *  # noqa: F401,F403
+from .mlp import Mixture, gaussian_mixture, init_mlp, minibatch_grads, mlp_loss_grad, train_measure_alpha
+from .svrg import (CLAMP, LeastSquares, code_optimal_coefficient, coordinate_moments, estimator_variance,
+                   least_squares, mc_estimator_variance, mc_estimator_variance_numpy, optimal_coefficient,
+                   per_sample_grads, sgd_steps, svrg_estimates, svrg_schedule)
 
-__all__ = sorted(set(svrg.__all__) | set(mlp.__all__))
+__all__ = ["Mixture", "gaussian_mixture", "init_mlp", "minibatch_grads", "mlp_loss_grad", "train_measure_alpha",
+           "CLAMP", "LeastSquares", "code_optimal_coefficient", "coordinate_moments", "estimator_variance",
+           "least_squares", "mc_estimator_variance", "mc_estimator_variance_numpy", "optimal_coefficient",
+           "per_sample_grads", "sgd_steps", "svrg_estimates", "svrg_schedule"]
