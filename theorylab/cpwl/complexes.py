@@ -27,6 +27,7 @@ import numpy as np
 from theorylab.core.validate import check_array, check_int
 
 from theorylab.core.exact import frac_matrix, primitive_int_row, rank, solve, to_fraction
+from theorylab.core.validate import check_record
 
 from ._checks import exact_matrix, exact_vector
 
@@ -50,6 +51,9 @@ class Wall:
     nu: tuple[int, ...]
     beta: int
     point: tuple[float, ...] = field(compare=False, default=())
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _chebyshev(A, b, eq_A=None, eq_b=None, cap=1.0):

@@ -35,6 +35,7 @@ from theorylab.core.validate import check_choice, check_int
 
 from . import _dd
 from theorylab.core.exact import ExactMatrix, dot, nullspace, primitive_int_row, rank, rref, to_fraction
+from theorylab.core.validate import check_record
 from .complexes import PolyhedralComplex
 from .functions import CPWLFunction
 
@@ -175,6 +176,9 @@ class Decomposition:
     y: tuple
     tight: frozenset
     counted_pieces: tuple | None = None
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @cached_property
     def g(self) -> CPWLFunction:

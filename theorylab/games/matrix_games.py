@@ -47,6 +47,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
 from theorylab.games import _kernels_games as K
+from theorylab.core.validate import check_record
 
 __all__ = ["METHODS", "FEEDBACKS", "DIAMETER", "Run", "random_payoff_games", "project_simplex",
            "project_simplex_numpy", "duality_gap", "gap_lp", "tangent_residual", "lipschitz_constant",
@@ -77,6 +78,9 @@ class Run:
     residual: np.ndarray
     regret: np.ndarray
     T_sigma: int
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 # --------------------------------------------------------------------------- validation helpers

@@ -50,6 +50,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_real, check_size)
 from theorylab.multiobjective import _kernels_mgda as KR
+from theorylab.core.validate import check_record
 
 __all__ = ["MOProblem", "MGDARun", "logcosh_exp_problem", "quadratic_mo_problem", "custom_problem",
            "objective_values", "jacobian", "hessians", "smoothness_constants", "project_simplex",
@@ -82,6 +83,9 @@ class MOProblem:
     c: np.ndarray
     x0: np.ndarray
     name: str = ""
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @property
     def K(self) -> int:
@@ -393,6 +397,9 @@ class MGDARun:
     ca: np.ndarray
     ca_dir: np.ndarray
     ps: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _step_warning(name, value, high):

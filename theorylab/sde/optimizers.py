@@ -27,6 +27,7 @@ from scipy import special, stats
 from theorylab.core import (SimulationDiverged, check_array, check_choice, check_int, check_positive, check_real,
                             spawn_seeds)
 from theorylab.core.validate import require_finite
+from theorylab.core.validate import check_record
 
 from . import _kernels as K
 from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
@@ -112,6 +113,9 @@ class Run:
     step: np.ndarray
     loss: np.ndarray
     info: dict = field(default_factory=dict)
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     def mean(self):
         """Mean loss over paths at each recorded time."""

@@ -53,6 +53,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_int, check_real,
                                      check_size)
 from theorylab.stochastic import _kernels_disk as K
+from theorylab.core.validate import check_record
 
 __all__ = ["Quadratic", "make_quadratic", "disk_coefficients", "run_disk", "run_disk_numpy", "trace_disk",
            "filter_residual", "noise_variance", "error_variance_factor", "lyapunov_gradnorm", "gradnorm_ratio",
@@ -121,13 +122,24 @@ class Quadratic:
         """Whether every sample has the same Hessian (the exact-filter case)."""
         return bool(np.all(self.hess == self.hess[0]))
 
+    def _point(self, x) -> np.ndarray:
+        x = check_array("x", x)
+        if x.ndim == 0 or x.shape[-1] != self.d:
+            raise ValueError(f"x must be an array of shape (..., d) with d = {self.d}; got shape {x.shape}")
+        return x
+
     def grad(self, x) -> np.ndarray:
         """grad f(x) (x of shape (..., d))."""
-        return self.hbar * np.asarray(x, dtype=float) - self.m
+        return self.hbar * self._point(x) - self.m
 
     def per_sample_grads(self, x, idx) -> np.ndarray:
         """grad f(x; i) for i in idx: shape idx.shape + (d,)."""
-        return self.hess[idx] * (np.asarray(x, dtype=float) - self.centres[idx])
+        x = self._point(x)
+        idx = check_array("idx", idx, dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n):
+            raise ValueError(f"idx must hold sample indices in [0, n) with n = {self.n}; got values in "
+                             f"[{idx.min()}, {idx.max()}]")
+        return self.hess[idx] * (x - self.centres[idx])
 
 
 def _numeric(value) -> bool:
@@ -216,6 +228,9 @@ class DiskRun:
     kappa: float
     gamma: float
     c: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _finish(run: DiskRun, what: str) -> DiskRun:
@@ -324,6 +339,9 @@ class DiskTrace:
     kappa: float
     gamma: float
     c: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def trace_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0, C: float = 100.0,

@@ -39,6 +39,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_positive, check_real, check_size)
 from theorylab.stochastic import _kernels_dro as K
+from theorylab.core.validate import check_record
 
 __all__ = ["LOSSES", "METHODS", "DROTrace", "make_instance", "dual_objective", "primal_value", "loss_constants",
            "block_derivatives", "theorem_parameters", "dsgdc", "dsgdc_numpy", "dspider", "gradient_complexity"]
@@ -207,6 +208,9 @@ class DROTrace:
     grad_evals: np.ndarray
     record_every: int
     params: dict
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def theorem_parameters(eps, method="dsgdc", *, g0=2.0, b0=2.0, c0=2.0, B0=4.0, B2_0=4.0, q0=1.0):

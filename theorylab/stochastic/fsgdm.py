@@ -171,7 +171,7 @@ def _quad_args(lam, theta0, lr, noise, wd, sigma, n_stages, c, v, method, u_fixe
         raise ValueError("lam must be a non-empty 1-d array of positive eigenvalues; got "
                          f"{'an empty array' if lam.size == 0 else f'min {lam.min()!r}'}")
     check_size("lam (its length d)", lam.size, budget=10**6)
-    theta0 = check_array("theta0", np.atleast_1d(np.asarray(theta0, dtype=float)), shape=lam.shape)
+    theta0 = check_array("theta0", np.atleast_1d(check_array("theta0", theta0)), shape=lam.shape)
     if np.abs(theta0).max() > 1e100:
         raise ValueError(f"theta0 must be within 1e100 of 0; got max |theta0| = {np.abs(theta0).max():.3g}")
     lr = check_real("lr", lr, low=0.0, low_open=True, high=1e3)
@@ -187,7 +187,8 @@ def _quad_args(lam, theta0, lr, noise, wd, sigma, n_stages, c, v, method, u_fixe
 
 def _finish(curve, what):
     if not np.all(np.isfinite(curve)) or curve.max() > 1e150:
-        raise SimulationDiverged(f"{what}: the loss overflowed (the step size lr is too large for this filter; "
+        raise SimulationDiverged(f"{what}: the loss overflowed (the effective step lr * v / (1 - u) is too large for "
+                                 "lam + wd, or the noise too large; "
                                  f"max loss {np.nanmax(np.where(np.isfinite(curve), curve, np.nan)):.3g})")
     return curve
 
@@ -219,7 +220,8 @@ def run_momentum_quadratic(lam, theta0, *, lr: float = 0.02, noise: float = 0.1,
         with ThreadPoolExecutor(n_thr) as ex:
             list(ex.map(lambda j: K.momentum_quadratic(*args, seeds[blocks[j]], outs[j]), range(n_thr)))
         curve = np.concatenate(outs)
-    return _finish(curve, f"run_momentum_quadratic(method={method!r}, lr={lr})")
+    return _finish(curve, f"run_momentum_quadratic(method={method!r}, lr={lr}, v={v}, u_fixed={u_fixed}, "
+                                f"noise={noise}, wd={wd})")
 
 
 def run_momentum_quadratic_numpy(lam, theta0, *, lr: float = 0.02, noise: float = 0.1, wd: float = 0.0,
@@ -246,4 +248,5 @@ def run_momentum_quadratic_numpy(lam, theta0, *, lr: float = 0.02, noise: float 
         theta = theta - lr * m
         if t % delta == 0:
             curve[:, t // delta] = 0.5 * (lam * theta**2).sum(1)
-    return _finish(curve, f"run_momentum_quadratic_numpy(method={method!r}, lr={lr})")
+    return _finish(curve, f"run_momentum_quadratic_numpy(method={method!r}, lr={lr}, v={v}, "
+                                f"u_fixed={u_fixed}, noise={noise}, wd={wd})")

@@ -63,7 +63,8 @@ def sample_noise(law: str = "student_t", n: int = 1000, *, nu: float | None = 1.
                  n_runs: int = 1, seed=0) -> np.ndarray:
     """(n_runs, n) array of i.i.d. draws ``scale * xi`` of ``law`` (jitted; row r from its own seeded state, so it
     does not depend on n_runs)."""
-    code, nu, scale, _ = check_noise(law, nu, scale, 0.0)
+    code, nu, _, _ = check_noise(law, nu, 1.0, 0.0)
+    scale = check_real("scale", scale, low=0.0, high=SCALE_MAX)  # named as the caller knows it, not sigma0
     n = check_size("n", n)
     n_runs = check_size("n_runs", n_runs)
     check_budget("the noise array", n * n_runs, n=n, n_runs=n_runs)

@@ -46,6 +46,7 @@ from theorylab.core.validate import (SimulationDiverged, check_array, check_budg
                                      check_real, check_size)
 from theorylab.stochastic import _kernels_nsgdm as K
 from theorylab.stochastic import noise as N
+from theorylab.core.validate import check_record
 
 __all__ = ["OBJECTIVES", "METHODS", "SCHEDULES", "MethodRuns", "schedule", "schedule_exponents", "predicted_rate",
            "objective", "default_x1", "balanced_eta0", "run_methods", "run_methods_numpy", "ema_error",
@@ -139,6 +140,9 @@ class MethodRuns:
     avg_grad_norm: np.ndarray
     last_grad_norm: np.ndarray
     diverged_at: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @property
     def diverged(self) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import _fmt, check_budget, check_int, check_real
+from theorylab.core.validate import check_record
 
 
 class FloatInputWarning(UserWarning):
@@ -93,6 +94,9 @@ class Mixture:
     exact_marginals: tuple = field(repr=False)
     #: some weight or marginal was given as a float: its exact view is the float's binary value
     from_floats: bool = field(default=False, repr=False)
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @property
     def k(self) -> int:

@@ -33,6 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from theorylab.core.validate import check_choice
+from theorylab.core.validate import check_record
 
 from ._kernels import modular_basis_kernel
 from .distributions import Mixture, check_same_space, warn_if_floats
@@ -67,6 +68,9 @@ class EquivalenceResult:
     basis_sizes: np.ndarray
     method: str
     ops: int
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     def __bool__(self) -> bool:
         return self.equivalent

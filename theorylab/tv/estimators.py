@@ -21,6 +21,7 @@ import numpy as np
 
 from theorylab.core.seeding import spawn_seeds
 from theorylab.core.validate import check_budget, check_int, check_real, require_finite
+from theorylab.core.validate import check_record
 
 from ._kernels import coupling_g_kernel, uniform_dp_kernel
 from .distributions import Mixture, check_same_space
@@ -154,8 +155,11 @@ class FptasResult:
     value: float
     eps: float
     D: float        # max_i d_TV(P_i, U_q) <= d_TV(P, U)
-    grid: float     # rounding step of the log-likelihood ratios
+    grid: float     # rounding step of the log-likelihood ratios (NaN when D = 0: nothing is rounded)
     states: int     # DP width 2R + 1
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self, nonfinite=("grid",))
 
 
 def fptas_uniform(P: Mixture, *, eps=0.1) -> FptasResult:

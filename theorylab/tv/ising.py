@@ -33,6 +33,12 @@ class IsingModel:
     h: np.ndarray
     beta: float = 1.0
 
+    def __post_init__(self):  # validated however it is built (issue 30: it accepted an asymmetric J)
+        J, h, beta = _checked(self.J, self.h, self.beta)
+        object.__setattr__(self, "J", J)
+        object.__setattr__(self, "h", h)
+        object.__setattr__(self, "beta", beta)
+
     @property
     def n(self) -> int:
         return self.h.shape[0]
@@ -40,6 +46,10 @@ class IsingModel:
 
 def ising(J, h, *, beta=1.0) -> IsingModel:
     """A validated :class:`IsingModel` (n <= 24 spins, for exact enumeration)."""
+    return IsingModel(J, h, beta)
+
+
+def _checked(J, h, beta):
     h = check_array("h", h, ndim=1)
     n = h.size
     if not 1 <= n <= MAX_SPINS:
@@ -54,7 +64,7 @@ def ising(J, h, *, beta=1.0) -> IsingModel:
     h = h.copy()
     J.setflags(write=False)
     h.setflags(write=False)
-    return IsingModel(J, h, beta)
+    return J, h, beta
 
 
 def random_ising(n, *, beta=1.0, coupling_scale=1.0, field_scale=0.5, density=1.0, seed=None) -> IsingModel:

@@ -58,6 +58,7 @@ import numpy as np
 from theorylab.core import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                             require_finite, spawn_seeds)
 from theorylab.core.seeding import as_generator
+from theorylab.core.validate import check_record
 
 from . import _kernels_allocation as K
 
@@ -91,6 +92,9 @@ class LogisticBatch:
     losses: np.ndarray
     G: np.ndarray
     gbar: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @property
     def B(self) -> int:
@@ -383,6 +387,9 @@ class BatchErrors:
 
     err_sq: np.ndarray
     err_vec: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     def mse(self) -> float:
         return float(self.err_sq.mean())

@@ -48,6 +48,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
 from theorylab.zeroth import _kernels_stp as K
+from theorylab.core.validate import check_record
 
 __all__ = ["STPRun", "STEPS", "DISTRIBUTIONS", "run_stp", "run_stp_numpy", "smoothness_constant",
            "contraction_bound", "expected_gap", "convex_bound", "record_grid"]
@@ -81,6 +82,9 @@ class STPRun:
     rejected: np.ndarray
     queries_per_step: int
     L: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def record_grid(n_steps: int, n_points: int = 60) -> np.ndarray:
