@@ -251,13 +251,18 @@ class PolyhedralComplex:
                 return k
         raise ValueError(f"point {x.tolist()} lies in no cell of {self.name}")
 
+    def _cell_index(self, k) -> int:
+        return check_int("k", k, low=0, high=self.n_cells - 1)
+
     def contains_exact(self, k: int, x) -> bool:
-        A, b = self.cells[k]
+        A, b = self.cells[self._cell_index(k)]
+        x = exact_vector("x", x, length=self.n)
         return all(sum((Fraction(a) * xi for a, xi in zip(r, x)), Fraction(0)) <= beta for r, beta in zip(A, b))
 
     def rational_points(self, k: int):
         """n+1 affinely independent rational points of cell k (near its interior point)."""
         n = self.n
+        k = self._cell_index(k)
         A = np.asarray(self.cells[k][0], float)
         b = np.asarray(self.cells[k][1], float)
         x0 = self.interior[k]

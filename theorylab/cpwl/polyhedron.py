@@ -36,6 +36,7 @@ from theorylab.core.validate import check_choice, check_int
 from . import _dd
 from theorylab.core.exact import ExactMatrix, dot, nullspace, primitive_int_row, rank, rref, to_fraction
 from theorylab.core.validate import check_record
+from ._checks import exact_vector
 from .complexes import PolyhedralComplex
 from .functions import CPWLFunction
 
@@ -108,13 +109,14 @@ class LambdaSpace:
     def function_from_bends(self, bends, *, base=None) -> CPWLFunction:
         """The function with bends ``bends`` and affine map ``base=(a, c)`` on cell 0."""
         cx = self.complex
-        bends = [to_fraction(v) for v in bends]
-        if len(bends) != cx.n_walls:
-            raise ValueError(f"bends must have one entry per wall ({cx.n_walls}); got {len(bends)}")
+        bends = exact_vector("bends", bends, length=cx.n_walls)
         if not self.contains(bends):
             raise ValueError("bends are not realizable: they violate a balancing (cycle) condition of the complex")
         n = cx.n
-        a0, c0 = ([Fraction(0)] * n, Fraction(0)) if base is None else ([to_fraction(v) for v in base[0]], to_fraction(base[1]))
+        if base is not None and (not isinstance(base, (tuple, list)) or len(base) != 2):
+            raise TypeError(f"base must be None or a pair (a, c): a of length n = {n} and a number c; got {base!r}"[:300])
+        a0, c0 = ([Fraction(0)] * n, Fraction(0)) if base is None else (exact_vector("base[0] (a)", base[0], length=n),
+                                                                         exact_vector("base[1] (c)", [base[1]])[0])
         # (a_k, c_k) = (a_0, c_0) + sum_{(t, s) on the path 0 -> k} s lambda_t (nu_t, -beta_t): one
         # exact product P B of the signed path-incidence matrix P (cells x walls) with B = diag(lambda) V
         P = getattr(self, "_path_exact", None)
@@ -134,8 +136,8 @@ class LambdaSpace:
 
     def coordinates(self, bends) -> list[Fraction]:
         """y with L y = bends (bends must lie in im lambda)."""
-        bends = [to_fraction(v) for v in bends]
         W, d = len(self.L), self.d
+        bends = exact_vector("bends", bends, length=W)
         if d == 0:
             return []
         aug = [[Fraction(self.L[i][j]) for j in range(d)] + [bends[i]] for i in range(W)]
