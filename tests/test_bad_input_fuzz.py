@@ -361,9 +361,7 @@ def perturbations(fn, param, kind):
         out = [("abc", True)]
     else:
         out = [(NAN, False), ("abc", False)]
-    if required and kind != "object":
-        out.append((None, True))
-    elif required:
+    if required and kind != "seed":  # seed=None is valid everywhere (fresh entropy)
         out.append((None, True))
     return out
 
@@ -688,7 +686,7 @@ def nonfinite_path(obj, path="result", depth=0, seen=None):
 
 # what may follow a parameter's name in a message that names it (``n must be``, ``x: ...``,
 # ``A (shape (2, 3))``, ``lr=0.1``, ``'mode'``), so that ``a`` in "must be a float" does not count
-_NAMED_AFTER = r"(\s+(must|should|has|have|is|are|was|were|needs?|gives?|of|and|or|with|exceeds?|times|does|do|" \
+_NAMED_AFTER = r"(\]|\s+(must|should|has|have|is|are|was|were|needs?|gives?|of|and|or|with|exceeds?|times|does|do|" \
                r"cannot|can't|contains?|got|not)\b|\s*[=:(\[,;'`\"\)]|\s*$|\.shape|\.size|\[)"
 
 
@@ -712,7 +710,11 @@ def names_parameter(message, name):
     return False
 
 
-def judge(outcome, changed, value, invalid, name_value):
+# validators whose refusal of bad ``values`` is SimulationDiverged by contract
+DIVERGENCE_CHECKERS = {"theorylab.core.require_finite", "theorylab.core.require_bounded"}
+
+
+def judge(outcome, changed, value, invalid, name_value, callable_id=""):
     """``None`` if the outcome is acceptable, else a short description of what went wrong."""
     from theorylab.core import SimulationDiverged
 
@@ -724,7 +726,7 @@ def judge(outcome, changed, value, invalid, name_value):
         return None if where is None else f"returned non-finite: {where}"
     exc = result
     msg = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
-    if isinstance(exc, SimulationDiverged) and not invalid:
+    if isinstance(exc, SimulationDiverged) and (not invalid or (callable_id in DIVERGENCE_CHECKERS and changed == "values")):
         return None
     if type(exc).__name__ in ("TypingError", "NumbaError") or not isinstance(exc, (ValueError, TypeError)):
         return f"raised {msg}"
@@ -818,7 +820,7 @@ def child_main(callable_id, skip, out_fd):
             outcome = ("return", fn(*args, **kwargs))
         except BaseException as exc:  # noqa: B902 - SystemExit/KeyboardInterrupt from a library are bugs too
             outcome = ("raise", exc)
-        problem = judge(outcome, changed, value, invalid, base.get("name"))
+        problem = judge(outcome, changed, value, invalid, base.get("name"), callable_id)
         emit(ev="end")
         if problem:
             emit(ev="fail", call=desc, params=[changed], what=("baseline: " + problem) if changed == "__baseline__"

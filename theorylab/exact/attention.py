@@ -250,7 +250,11 @@ def pack_heads(Q, K, V):
 def unpack_heads(theta, H, d, r):
     """Inverse of :func:`pack_heads`."""
     H, d, r = check_int("H", H, low=1), check_int("d", d, low=1), check_int("r", r, low=1, high=d)
-    theta = check_array("theta", theta, shape=(2 * H * d * r + H * d * d,))
+    size = 2 * H * d * r + H * d * d
+    theta = check_array("theta", theta, ndim=1)
+    if theta.size != size:
+        raise ValueError(f"theta must have length 2 H d r + H d^2 = {size} for H={H}, d={d}, r={r}; got "
+                         f"{theta.size} (or H, d, r do not match theta)")
     n1 = H * d * r
     return (theta[:n1].reshape(H, d, r), theta[n1:2 * n1].reshape(H, d, r), theta[2 * n1:].reshape(H, d, d))
 

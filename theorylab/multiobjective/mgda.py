@@ -299,6 +299,8 @@ def project_simplex(v) -> np.ndarray:
 def min_norm_closed_form(g1, g2) -> np.ndarray:
     """K = 2: w* = (gamma, 1 - gamma), gamma = clip((g2 - g1) . g2 / ||g1 - g2||^2, 0, 1) (Desideri 2012)."""
     g1 = _bounded("g1", check_array("g1", g1, ndim=1), 1e100)
+    if g1.size == 0:
+        raise ValueError("g1 must be a non-empty gradient; got an empty array")
     g2 = _bounded("g2", check_array("g2", g2, shape=(g1.size,)), 1e100)
     diff = g1 - g2
     den = float(diff @ diff)

@@ -214,7 +214,8 @@ def gbm_exact(x0, mu, sigma, t, w):
     w = w.reshape(shape) if shape is not None else w
     with np.errstate(over="ignore", invalid="ignore"):
         out = x0 * np.exp((mu - 0.5 * sigma ** 2) * t + sigma * w)
-    return _finite_result("gbm_exact", out, x0=x0, mu=mu, sigma=sigma, t_max=float(np.max(t, initial=0)))
+    return _finite_result("gbm_exact", out, x0=x0, mu=mu, sigma=sigma, t_max=float(np.max(t, initial=0)),
+                          w=float(np.max(np.abs(w), initial=0)))  # w: its largest |entry|
 
 
 def ou_moments(x0, theta, mu, sigma, t):

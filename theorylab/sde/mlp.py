@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from theorylab.core import as_generator, check_array, check_choice, check_int, check_positive, check_real
+from theorylab.core import as_generator, check_array, check_budget, check_choice, check_int, check_positive, check_real
 
 from . import _kernels as K
 from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
@@ -52,9 +52,10 @@ class MLPRegression:
     def teacher(cls, *, n=32, p=2, m=4, label_noise=0.1, seed=0):
         """Data ``x_k ~ N(0, I_p)``, ``y_k = u(x_k; w_teacher) + label_noise * N(0, 1)`` with a
         random teacher of width ``m`` (weights N(0, 1)); the student has the same width."""
-        n = check_int("n", n, low=1)
-        p = check_int("p", p, low=1)
-        m = check_int("m", m, low=1)
+        n = check_int("n", n, low=1, high=10**6)
+        p = check_int("p", p, low=1, high=10**4)
+        m = check_int("m", m, low=1, high=10**4)
+        check_budget("the teacher's data and weights (n * p + m * p)", n * p + m * p, n=n, p=p, m=m)
         label_noise = check_real("label_noise", label_noise, low=0)
         rng = as_generator(seed)
         X = rng.standard_normal((n, p))

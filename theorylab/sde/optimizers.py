@@ -26,6 +26,7 @@ from scipy import special, stats
 
 from theorylab.core import (SimulationDiverged, check_array, check_choice, check_int, check_positive, check_real,
                             spawn_seeds)
+from theorylab.core.seeding import as_generator
 from theorylab.core.validate import require_finite
 from theorylab.core.validate import check_record
 
@@ -42,6 +43,14 @@ _TABLES: dict = {}
 #: 2 Gamma(nu/2) >= (2^-53)^(2/nu) stays above the double range's underflow (1e-308), so a
 #: draw is always finite (|t| < 1e70).
 NU_MIN = 0.25
+
+
+def _eigenvalues(h):
+    h = check_array("h", np.atleast_1d(check_array("h", h)), ndim=1)
+    if h.size == 0 or np.any(h <= 0) or h.size > 10**4:
+        raise ValueError(f"h must hold between 1 and 10**4 positive eigenvalues; got {h.size} values"
+                         + (f", min {h.min():.3g}" if h.size else ""))
+    return h
 
 
 @dataclass(frozen=True)
@@ -64,14 +73,13 @@ class Quadratic:
     @classmethod
     def diagonal(cls, h):
         """Diagonal Hessian ``diag(h)``."""
-        h = check_array("h", np.atleast_1d(h), ndim=1)
-        return cls(np.diag(h))
+        return cls(np.diag(_eigenvalues(h)))
 
     @classmethod
     def rotated(cls, h, *, seed=0):
         """Non-diagonal Hessian ``Q diag(h) Q^T`` with a random orthogonal ``Q``."""
-        h = check_array("h", np.atleast_1d(h), ndim=1)
-        q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((h.size, h.size)))
+        h = _eigenvalues(h)
+        q, r = np.linalg.qr(as_generator(seed).standard_normal((h.size, h.size)))
         q = q * np.sign(np.diag(r))
         H = (q * h) @ q.T
         return cls(0.5 * (H + H.T))
