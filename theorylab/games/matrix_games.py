@@ -234,7 +234,7 @@ def theorem41_bound(t, *, L: float, mu: float, T: int, D: float = DIAMETER, c: f
     17 c D^2 (6 ln(3(T + 1))/ln(1 + eta mu) + 1)(mu + (1 + eta L)/eta)/(t - 1), and the same with D."""
     p = theorem41_parameters(L, mu, T, c=c, eta=eta)
     D = check_real("D", D, low=0.0, low_open=True, high=1e12)
-    t = check_array("t", np.atleast_1d(np.asarray(t, dtype=float)), ndim=1)
+    t = check_array("t", np.atleast_1d(check_array("t", t)), ndim=1)
     if np.any(t < 2) or np.any(t > p["T"] + 1):
         raise ValueError(f"t must lie in [2, T + 1] = [2, {p['T'] + 1}]; got range [{t.min():g}, {t.max():g}]")
     return p["B_gap"] * D**2 / (t - 1), p["B_gap"] * D / (t - 1)

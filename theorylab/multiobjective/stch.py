@@ -80,7 +80,7 @@ def _matrix(name, values):
 def _shift(F, ideal):
     if ideal is None:
         return F
-    z = check_array("ideal", np.atleast_1d(np.asarray(ideal, dtype=float)) if not isinstance(ideal, str) else ideal,
+    z = check_array("ideal", np.atleast_1d(check_array("ideal", ideal)) if not isinstance(ideal, str) else ideal,
                     shape=(F.shape[1],))
     if np.abs(z).max() > 1e150:
         raise ValueError(f"ideal must be within 1e150 of 0; got max |ideal| = {np.abs(z).max():.3g}")

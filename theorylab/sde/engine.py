@@ -125,7 +125,7 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
     t_end, dt, n = _steps(t_end, dt)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n)
-    params = check_array("params", np.atleast_1d(np.asarray(params, dtype=float)) if np.size(params) else
+    params = check_array("params", np.atleast_1d(check_array("params", params)) if np.size(params) else
                          np.zeros(1), ndim=1)
     bound = BOUND_FACTOR * max(1.0, float(np.abs(y0).max())) if bound is None else check_positive("bound", bound)
     check_budget(n_paths=n_paths, n_steps=n, dim=y0.size, n_rec=n // record_every + 1)

@@ -142,7 +142,7 @@ def sign_mean(y, *, noise="gaussian", nu=None):
     Gaussian: ``erf(y / sqrt 2)`` (Cor. 3.3); Student-t(nu): ``2 F_nu(y) - 1``.
     """
     noise = check_choice("noise", noise, NOISES)
-    y = np.asarray(y, dtype=float)
+    y = check_array("y", y)
     if noise == "gaussian":
         return special.erf(y / np.sqrt(2.0))
     nu = check_positive("nu", nu)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from theorylab.core import check_array, check_positive, check_real
+from theorylab.core import check_array, check_choice, check_positive, check_real
 
 SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 
@@ -41,6 +41,7 @@ def signsgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     """
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
+    noise = check_choice("noise", noise, ("gaussian", "student_t"))
     c = 1 / np.sqrt(2 * np.pi) if noise == "gaussian" else t_density_at_zero(nu)
     return float(eta * s.sum() / (8 * c))
 
@@ -53,6 +54,7 @@ def sgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     """
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
+    noise = check_choice("noise", noise, ("gaussian", "student_t"))
     if noise == "gaussian":
         var = s ** 2
     else:

@@ -207,7 +207,7 @@ def _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected=True):
 def _x0(problem, x0):
     if x0 is None:
         return problem.x_star.copy()
-    x0 = check_array("x0", np.atleast_1d(np.asarray(x0, dtype=float)) if _numeric(x0) else x0,
+    x0 = check_array("x0", np.atleast_1d(check_array("x0", x0)) if _numeric(x0) else x0,
                      shape=(problem.d,))
     if np.abs(x0).max() > 1e8:
         raise ValueError(f"x0 must lie within 1e8 of 0; got max |x0| = {np.abs(x0).max():.3g}")
@@ -421,12 +421,13 @@ def lyapunov_gradnorm(lam, q, *, eta: float = 1.0, kappa: float = 0.7) -> np.nda
     b = (-eta kappa, kappa); P = A P A^T + q b b^T is solved by scipy.linalg.solve_discrete_lyapunov."""
     from scipy.linalg import solve_discrete_lyapunov
 
-    lam = check_array("lam", np.atleast_1d(np.asarray(lam, dtype=float)) if _numeric(lam) else lam, ndim=1)
-    q = check_array("q", np.atleast_1d(np.asarray(q, dtype=float)) if _numeric(q) else q, shape=lam.shape)
+    lam = check_array("lam", np.atleast_1d(check_array("lam", lam)) if _numeric(lam) else lam, ndim=1)
+    q = check_array("q", np.atleast_1d(check_array("q", q)) if _numeric(q) else q, shape=lam.shape)
     check_size("lam (its length)", lam.size, budget=MAX_DIM)
-    if np.any(lam <= 0) or np.any(q < 0) or lam.max(initial=0) > 1e8 or q.max(initial=0) > 1e12:
-        raise ValueError("lam must be in (0, 1e8] and q in [0, 1e12]; got "
-                         f"lam in [{lam.min(initial=0)!r}, {lam.max(initial=0)!r}], q min {q.min(initial=0)!r}")
+    if np.any(lam <= 0) or lam.max(initial=0) > 1e8:
+        raise ValueError(f"lam must be in (0, 1e8]; got lam in [{lam.min(initial=0)!r}, {lam.max(initial=0)!r}]")
+    if np.any(q < 0) or q.max(initial=0) > 1e12:
+        raise ValueError(f"q must be in [0, 1e12]; got q in [{q.min(initial=0)!r}, {q.max(initial=0)!r}]")
     eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
     kappa = check_real("kappa", kappa, low=0.0, low_open=True, high=1.0)
     if eta * lam.max() >= 2:

@@ -86,7 +86,7 @@ def _u_v(u, v):
 def transfer_power(omega, u: float, v: float = 1.0) -> np.ndarray:
     """|H(e^{i omega})|^2 = v^2 / (1 - 2 u cos omega + u^2) of m_t = u m_{t-1} + v g_t [derived]."""
     u, v = _u_v(u, v)
-    omega = check_array("omega", np.atleast_1d(np.asarray(omega, dtype=float)), ndim=1)
+    omega = check_array("omega", np.atleast_1d(check_array("omega", omega)), ndim=1)
     return v * v / (1.0 - 2.0 * u * np.cos(omega) + u * u)
 
 

@@ -103,6 +103,7 @@ def coupling_g_samples(P: Mixture, Q: Mixture, n_samples, *, seed=0) -> np.ndarr
     checked exactly by :func:`coupling_identity`).
     """
     n_samples = check_int("n_samples", n_samples, low=1)
+    check_budget("n_samples (the samples of g returned)", n_samples, n_samples=n_samples)
     parts = coupling_parts(P, Q)
     if parts.Z == 0:
         return np.zeros(n_samples)

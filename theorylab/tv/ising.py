@@ -162,6 +162,8 @@ def marginal_from_tv(model: IsingModel, v, *, delta=20.0, tv_oracle=None) -> flo
     delta = check_real("delta", delta)
     if delta == 0:
         raise ValueError("delta must be a non-zero finite float; got 0")
+    if tv_oracle is not None and not callable(tv_oracle):
+        raise TypeError(f"tv_oracle must be None or a callable (M1, M2) -> d_TV; got {tv_oracle!r}")
     oracle = ising_tv if tv_oracle is None else tv_oracle
     return 1.0 - float(oracle(model, field_change(model, v, delta)))
 
