@@ -79,6 +79,7 @@ ALLOWLIST = {
     "theorylab.core.RunContext": "the framework's run context record",
     "theorylab.core.Result": "record built by run_claim from a verdict",
     "theorylab.core.SimulationDiverged": "an exception class",
+    "theorylab.core.Evidence": "abstract base of the evidence kinds (Estimate, Slope, Bound, ... are fuzzed)",
 }
 
 # Parameters left out, with the reason; an entry "fixed on branch h30c" is removed when that branch
@@ -116,6 +117,58 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.gp.ucb_utility": dict(X_data=np.array([[0, 1, 1], [1, 0, 2]]), y_data=np.array([0.3, -0.2]),
                                      sizes=np.array([2, 2, 3]), lengthscale=2.0),
     "theorylab.gp.run_bo": dict(f=np.linspace(-1.0, 1.0, 12), sizes=np.array([2, 2, 3]), T=6, n_init=2),
+    "theorylab.core.check_int": dict(name="arg", value=3, low=0, high=5),
+    "theorylab.core.check_probability_vector": dict(name="arg", value=np.array([0.2, 0.3, 0.5])),
+    "theorylab.core.sweep": dict(fn=lambda: _fuzz_point, points=[{"a": 1.0}, {"a": 2.0}], progress=False),
+    "theorylab.cpwl.CPWLFunction": dict(complex=lambda: _cpwl().four_ray_fan(),
+                                        slopes=[[1, 0], [1, 0], [1, 0], [1, 0]], offsets=[0, 0, 0, 0]),
+    "theorylab.cpwl.planar_fan": dict(rays=[[1, 0], [0, 1], [-1, 0], [0, -1]]),
+    "theorylab.cpwl.polytope_fan": dict(rays=[[1, 0], [0, 1], [-1, -1]]),
+    "theorylab.cpwl.convex_cpwl_network": dict(slopes=[[1, 0], [0, 1], [-1, -1]], offsets=[0, 0, 1]),
+    "theorylab.cpwl.valuation_terms": dict(slopes=[[1, 0], [0, 1], [-1, -1]], offsets=[0, 0, 1]),
+    "theorylab.cpwl.lovasz_extension": dict(fan=lambda: _cpwl().braid_fan(2), F=[0, 1, 2, 0]),
+    "theorylab.cpwl.set_function_of": dict(g=lambda: _cpwl().lovasz_extension(_cpwl().braid_fan(2), [0, 1, 2, 0])),
+    "theorylab.cpwl.refine_with_closing_ray": dict(fan=lambda: _cpwl().four_ray_fan(), values=[1, -2, 3, 0]),
+    "theorylab.cpwl.random_ray_values": dict(fan=lambda: _cpwl().four_ray_fan()),
+    "theorylab.cpwl.CPWLFunction.from_ray_values": dict(fan=lambda: _cpwl().four_ray_fan(), values=[1, -2, 3, 0]),
+    "theorylab.cpwl.relu_network_complex": dict(weights=[np.array([[1, 0], [0, 1]]), np.array([[1, 1]])],
+                                                biases=[np.array([0, 0]), np.array([0])]),
+    "theorylab.exact.check_ilp": dict(A=np.array([[1, 1]]), b=np.array([1]), c=np.array([1, 1])),
+    "theorylab.exact.formulation_symmetries": dict(A=np.array([[1, 1]]), b=np.array([1]), c=np.array([1, 1])),
+    "theorylab.exact.formulation_symmetries_numpy": dict(A=np.array([[1, 1]]), b=np.array([1]), c=np.array([1, 1])),
+    "theorylab.exact.orbits_brute_force": dict(A=np.array([[1, 1]]), b=np.array([1]), c=np.array([1, 1])),
+    "theorylab.exact.orbits_refinement": dict(A=np.array([[1, 1]]), b=np.array([1]), c=np.array([1, 1])),
+    "theorylab.exact.orbit_features": dict(orbits=[[0, 1], [2]]),
+    "theorylab.exact.cardinalities": dict(orbits=[[0, 1], [2]]),
+    "theorylab.exact.enumerate_orbit_features": dict(orbits=[[0, 1], [2]]),
+    "theorylab.exact.forward_jacobians": dict(net=lambda: _exact().residual_mlp(L=2, n=3), x0=np.array([0.1, -0.2, 0.3])),
+    "theorylab.exact.recover": dict(name="bin", problems=lambda: _exact().recovery_problems("binary", 4, 8, 2),
+                                    starts=1, max_iter=50),
+    "theorylab.exact.recover_scipy": dict(name="bin", problems=lambda: _exact().recovery_problems("binary", 4, 8, 2),
+                                          starts=1, max_iter=50),
+    "theorylab.exact.lp_baseline": dict(problems=lambda: _exact().recovery_problems("binary", 4, 8, 2)),
+    "theorylab.missing_mass.genome_expectation": dict(genome={(2, 1): 1.0}, p=np.array([0.5, 0.3, 0.2])),
+    "theorylab.missing_mass.to_estimator": dict(genome={(2, 1): 1.0}, n=10),
+    "theorylab.missing_mass.project": dict(genome={(2, 1): 1.0}, n=10),
+    "theorylab.multiobjective.ca_distance": dict(G=np.array([[1.0, 0.0], [0.0, 1.0]]), w=np.array([0.5, 0.5])),
+    "theorylab.relu.ReLUNetwork": dict(weights=[np.array([[1, -1], [2, 1]]), np.array([[1, 1]])]),
+    "theorylab.relu.random_nary_network": dict(n=2, widths=[2], seed=0),
+    "theorylab.relu.F_n": dict(X=np.array([[1, 2], [0, 3]])),
+    "theorylab.relu.evaluate_reference": dict(net=lambda: _relu().ReLUNetwork([np.array([[1, -1], [2, 1]]),
+                                                                                 np.array([[1, 1]])]),
+                                              X=np.array([[1, 2], [0, 3]])),
+    "theorylab.relu.ReLUNetwork.evaluate": dict(X=np.array([[1, 2], [0, 3]])),
+    "theorylab.scaling.plateau_value": dict(alphas=np.linspace(0.0, 10.0, 11), eps=np.linspace(1.0, 0.5, 11),
+                                            window=np.array([2.0, 8.0])),
+    "theorylab.sde.MLPRegression": dict(X=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), y=np.array([0.1, -0.2, 0.3]),
+                                        m=2),
+    "theorylab.sde.simulate_test_sde": dict(model="ou", x0=1.0, t_end=0.5, dt=0.1, n_paths=8, theta=1.0, sigma=0.5),
+    "theorylab.sde.coupled_terminal": dict(model="ou", x0=1.0, t_end=0.5, n_fine=8, factors=[2], n_paths=8, theta=1.0, sigma=0.5),
+    "theorylab.sde.convergence_table": dict(model="ou", x0=1.0, t_end=0.5, levels=[2, 4], n_paths=8, theta=1.0, sigma=0.5),
+    "theorylab.stochastic.band_periodogram": dict(x=np.sin(np.arange(512) / 3.0).reshape(2, 256), seglen=64,
+                                                 n_bands=4),
+    "theorylab.gp.full_factorial": dict(points=[np.array([0.0, 1.0]), np.array([0.0, 0.5])],
+                                        values=[np.array([1.0, 2.0]), np.array([0.5, 0.1])]),
     "theorylab.gp.posterior_sample": dict(prior=lambda: _instance("theorylab.gp.SeparableSample"),
                                           X_data=np.array([[0.1, -0.2], [0.5, 0.3]]), y_data=np.array([0.2, -0.1])),
 }
@@ -136,8 +189,22 @@ INSTANCES = {
     "theorylab.cpwl.Wall": lambda: _cpwl().four_ray_fan().walls[0],
     "theorylab.markov.PairAverages": lambda: importlib.import_module("theorylab.markov").run_pair(
         "cos", gamma=0.05, n=20, n_chains=4, seed=0),
+    "theorylab.tv.IsingModel": lambda: importlib.import_module("theorylab.tv").random_ising(3, seed=0),
+    "theorylab.tv.Mixture": lambda: importlib.import_module("theorylab.tv").product([[0.5, 0.5], [0.25, 0.75]]),
     "theorylab.markov.Problem": lambda: importlib.import_module("theorylab.markov").get_problem("cos"),
 }
+
+
+def _fuzz_point(a, seed=0):
+    return {"value": float(a)}
+
+
+def _exact():
+    return importlib.import_module("theorylab.exact")
+
+
+def _relu():
+    return importlib.import_module("theorylab.relu")
 
 
 def _gp():
@@ -610,6 +677,13 @@ def build_call(fn, base, perturbed):
                 kwargs[p.name] = values[p.name]
         elif has_var and p.kind is p.POSITIONAL_OR_KEYWORD:
             args.append(p.default)
+    try:
+        var_kw = any(q.kind is q.VAR_KEYWORD for q in inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        var_kw = False
+    if var_kw:  # EXAMPLES may give keyword arguments taken by **params
+        named = {p.name for p in params}
+        kwargs.update({k: v for k, v in values.items() if k not in named})
     return args, kwargs
 
 
