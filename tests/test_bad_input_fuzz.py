@@ -344,7 +344,7 @@ def theorylab_class(fn, param):
     return None
 
 
-SIZE_NAMES = re.compile(r"^(n|N|m|k|d|K|L|M|S|q|w|p_int|reps|repeat|width|depth|instances|trials|successes|"
+SIZE_NAMES = re.compile(r"^(n|N|m|k|d|K|L|M|S|p_int|reps|repeat|width|depth|instances|trials|successes|"
                         r"n_.*|.*_size|max_.*|min_.*|num_.*|.*_steps|steps|ngen|block|window|tournament|"
                         r"record_every|factors?|levels?)$")
 REAL_NAMES = re.compile(r"^(gamma|eta|sigma.*|beta.*|lam|mu|theta|eps|delta|h|t|t_end|t0|dt|kappa|f0|nu|height|"
@@ -362,6 +362,8 @@ def kind_of(fn, param):
     ann = re.split(r"[|\[]", text)[0].strip() if text else ""
     if theorylab_class(fn, param) is not None:
         return "object"
+    if ann == "" and FREE_TEXT.match(name):
+        return "str"
     if name == "seed":
         return "seed"
     if CALLABLE_NAMES.match(name) or ann == "Callable":
@@ -398,16 +400,45 @@ BASE_VALUES = {
 NAN, INF = float("nan"), float("inf")
 
 
-def perturbations(fn, param, kind):
+# packages of exact arithmetic: a numeric string ("3", "1/3") is a documented exact number, and
+# a huge or negative integer a valid one (cpwl/_checks.py, relu's rationals)
+EXACT_PACKAGES = ("theorylab.cpwl", "theorylab.relu")
+
+
+def perturbations(fn, param, kind, callable_id=""):
     """``[(value, invalid)]``: the few values a parameter is changed to; ``invalid`` ones must be
-    refused, the others refused (naming the parameter) or answered with finite numbers."""
+    refused, the others refused (naming the parameter) or answered with finite numbers.
+
+    In EXACT_PACKAGES numeric strings and integers of any size or sign are not invalid; for a
+    record class (a dataclass) only NaN/inf and wrong types are (a count field of -1 is the
+    business of the function that fills it); nor is anything passed through ``*args``."""
+    out = _perturbations(param, kind)
+    target = fn.__func__ if inspect.ismethod(fn) else fn
+    lenient = callable_id.startswith(EXACT_PACKAGES)
+    record = inspect.isclass(target) and dataclasses.is_dataclass(target)
+    if lenient or record or param.kind is param.VAR_POSITIONAL:
+        def still_invalid(v):
+            if param.kind is param.VAR_POSITIONAL:
+                return False
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                return False
+            if lenient and isinstance(v, str) and re.fullmatch(r"[-+0-9./]+", v):
+                return False
+            return True
+        out = [(v, bad and still_invalid(v)) for v, bad in out]
+    return out
+
+
+def _perturbations(param, kind):
     default = param.default
     required = default is inspect.Parameter.empty
     out = []
     if kind == "size":
         out = [(-1, True), (2**63, True), (NAN, True), ("3", True)]
-        if required or (isinstance(default, int) and default > 0):
+        if isinstance(default, int) and default > 0:  # (a required size may be an index, where 0 is valid)
             out.insert(0, (0, True))
+        elif required:
+            out.insert(0, (0, False))
     elif kind == "int":
         out = [(2**63, True), (NAN, True), ("3", True), (-1, False)]
     elif kind == "seed":
@@ -909,7 +940,7 @@ def child_main(callable_id, skip, out_fd):
         if p.name in skip or p.name in excluded:
             continue
         kind = kind_of(fn, p)
-        for value, invalid in perturbations(fn, p, kind):
+        for value, invalid in perturbations(fn, p, kind, callable_id):
             if p.kind is p.VAR_POSITIONAL:
                 value = (value,)
             call(p.name, value, invalid)

@@ -53,7 +53,16 @@ def _limit(name, what, value, *, integer=False):
                         f"{type(value).__name__}")
     if integer and isinstance(value, (numbers.Integral, np.integer)):
         return int(value)
+    if math.isnan(float(value)):
+        raise ValueError(f"checking {name}: {what} must be a real number or None; got nan")
     return float(value)
+
+
+def _flag(name, what, value) -> bool:
+    """An option of a validator that must be a bool (``low_open``, ``finite``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"checking {name}: {what} must be True or False; got {_fmt(value)}")
+    return bool(value)
 
 
 def check_real(name: str, value, *, low=None, high=None, low_open=False, high_open=False):
@@ -64,6 +73,7 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     """
     _check_name(name)
     low, high = _limit(name, "low", low), _limit(name, "high", high)
+    low_open, high_open = _flag(name, "low_open", low_open), _flag(name, "high_open", high_open)
     lo = "-inf" if low is None else repr(float(low))
     hi = "inf" if high is None else repr(float(high))
     interval = f"{'(' if low is None or low_open else '['}{lo}, {hi}{')' if high is None or high_open else ']'}"
@@ -154,6 +164,7 @@ def check_array(name: str, value, *, ndim=None, shape=None, dtype=float, finite=
     the dtype's range (never truncated or wrapped).
     """
     _check_name(name)
+    finite = _flag(name, "finite", finite)
     target = _as_dtype(name, dtype)
     if ndim is not None and (isinstance(ndim, bool) or not isinstance(ndim, (numbers.Integral, np.integer))):
         raise TypeError(f"checking {name}: ndim must be an integer or None; got {_fmt(ndim)}")
@@ -268,6 +279,8 @@ def check_budget(name: str, elements, *, max_elements=None, unit="elements", **f
     Returns ``elements`` as an int.
     """
     _check_name(name)
+    if not isinstance(unit, str):
+        raise TypeError(f"checking {name}: unit must be a str; got {_fmt(unit)}")
     cap = default_budget() if max_elements is None else check_int(f"max_elements (checking {name})", max_elements, low=0)
     if isinstance(elements, (float, np.floating)) and np.isfinite(elements) and float(elements).is_integer():
         elements = int(elements)

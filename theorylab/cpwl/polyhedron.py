@@ -495,11 +495,15 @@ class DecompositionPolyhedron:
     def sample_points(self, n_samples, *, seed=0, on_faces=True, max_weight=4):
         """Random exact points of D: convex combinations of vertices plus ray multiples,
         half of them restricted to a random face (so that some constraints stay tight)."""
+        n_samples = check_int("n_samples", n_samples, low=1, high=10**6)
+        max_weight = check_int("max_weight", max_weight, low=1, high=10**6)
+        if not isinstance(on_faces, (bool, np.bool_)):
+            raise TypeError(f"on_faces must be True or False; got {on_faces!r}")
         rng = as_generator(seed)
         verts, rays = self.vrep()
         faces = self.faces() if on_faces else None
         out = []
-        for s in range(int(n_samples)):
+        for s in range(n_samples):
             if on_faces and s % 2 == 0 and len(faces):
                 row = faces.iloc[int(rng.integers(len(faces)))]
                 V, R = list(row["vertices"]), list(row["rays"])

@@ -262,7 +262,9 @@ def _dyn_args(A, method, eta, mu, T_sigma, T, feedback, noise_std, x0, y0, recor
     mu = check_real("mu", mu, low=0.0, low_open=True, high=1e6)
     if eta_schedule == "constant":
         eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
-    noise_std = check_real("noise_std", noise_std, low=0.0, high=1e6) if feedback == "noisy" else 0.0
+    noise_std = check_real("noise_std", noise_std, low=0.0, high=1e6)  # checked even when feedback ignores it
+    c = check_real("c", c, low=1.0, high=1e6)  # (Theorem 4.1/4.3's constant; checked even when not used)
+    noise_std = noise_std if feedback == "noisy" else 0.0
     n_games, d1, d2 = A.shape
     x0 = np.full(d1, 1.0 / d1) if x0 is None else _simplex_point("x0", x0, d1)
     y0 = np.full(d2, 1.0 / d2) if y0 is None else _simplex_point("y0", y0, d2)

@@ -123,9 +123,9 @@ def _check(optimizer, mlp, w0, eta, sigma, noise, nu, beta1, beta2, eps, theta):
     eta = check_positive("eta", eta)
     sigma = check_positive("sigma", sigma)
     noise = check_choice("noise", noise, NOISES)
-    if noise == "student_t":
-        if nu is None:
-            raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if noise == "student_t" and nu is None:
+        raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if nu is not None:  # checked even when Gaussian noise ignores it
         nu = check_real("nu", nu, low=NU_MIN)
     beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
     beta2 = check_real("beta2", beta2, low=0, high=1, high_open=True)

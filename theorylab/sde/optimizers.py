@@ -171,21 +171,21 @@ def _check_common(optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1,
     if not isinstance(quadratic, Quadratic):
         raise TypeError(f"quadratic must be a theorylab.sde.Quadratic; got {type(quadratic).__name__}")
     d = quadratic.d
-    x0 = check_array("x0", np.broadcast_to(np.asarray(x0, dtype=float), (d,)) if np.ndim(x0) == 0 else x0,
-                     shape=(d,))
+    x0 = check_array("x0", x0)  # refuses "0.5" (never converted)
+    x0 = check_array("x0", np.broadcast_to(x0, (d,)) if x0.ndim == 0 else x0, shape=(d,))
     eta = check_positive("eta", eta)
-    sig = np.asarray(sigma, dtype=float)
+    sig = check_array("sigma", sigma)
     if sig.ndim == 0:
         sig = np.full(d, float(check_positive("sigma", float(sig))))
     sig = check_array("sigma", sig, shape=(d,))
     if np.any(sig <= 0):
         raise ValueError(f"sigma must be positive in every coordinate; got minimum {sig.min():.3g}")
     noise = check_choice("noise", noise, NOISES)
-    if noise == "student_t":
-        if nu is None:
-            raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if noise == "student_t" and nu is None:
+        raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if nu is not None:  # checked even when Gaussian noise ignores it: a bad nu is an error in any mode
         nu = check_real("nu", nu, low=NU_MIN)
-    else:
+    if noise != "student_t":
         nu = 1.0
     batch = check_real("batch", batch, low=0, low_open=True)
     beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)

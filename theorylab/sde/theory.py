@@ -19,7 +19,7 @@ SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 
 
 def _pos_array(name, x):
-    a = np.atleast_1d(np.asarray(x, dtype=float))
+    a = np.atleast_1d(check_array(name, x))  # refuses strings (never converted)
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(f"{name} must be positive and finite; got {a.tolist()[:5]}")
     return a
@@ -42,6 +42,8 @@ def signsgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
     noise = check_choice("noise", noise, ("gaussian", "student_t"))
+    if nu is not None:  # checked even when Gaussian noise ignores it
+        check_positive("nu", nu)
     c = 1 / np.sqrt(2 * np.pi) if noise == "gaussian" else t_density_at_zero(nu)
     return float(eta * s.sum() / (8 * c))
 
@@ -55,6 +57,8 @@ def sgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
     noise = check_choice("noise", noise, ("gaussian", "student_t"))
+    if nu is not None:  # checked even when Gaussian noise ignores it
+        check_positive("nu", nu)
     if noise == "gaussian":
         var = s ** 2
     else:

@@ -149,7 +149,7 @@ def _validate(lam, theta0, n_steps, n_paths, power, theta_star, step, distributi
     distribution = check_choice("distribution", distribution, DISTRIBUTIONS)
     b = check_int("b", b, low=1, high=10**6)
     n_paths = check_size("n_paths", n_paths, budget=10**7)
-    n_steps = check_size("n_steps", n_steps, low=0, budget=max_work)
+    n_steps = check_size("n_steps", n_steps, low=1, budget=max_work)  # (0 steps is no run: refused)
     check_budget("the STP work n_paths * n_steps * b * d", n_paths * n_steps * b * d, max_elements=max_work,
                  unit="element-steps", n_paths=n_paths, n_steps=n_steps, b=b, d=d)
     if L is None:
