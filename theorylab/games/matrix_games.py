@@ -325,6 +325,8 @@ def run_dynamics(A, method: str = "gabp", *, eta: float = 0.05, mu: float = 1.0,
     ``eta_schedule="theorem43"``) T_sigma with constant c, rounded up.  ``record``: increasing times in
     [1, T + 1] (default all).  An eta outside Theorem 4.1's range (0, mu/(L + mu)^2) for a perturbed method
     gives a RuntimeWarning, and the run.  Jitted over runs (threads when ``parallel``)."""
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be True or False; got {parallel!r}")
     (A, code, eta, mu, T_sigma, T, mode, kappa, theta, noise_std, x0, y0, rec, L) = _dyn_args(
         A, method, eta, mu, T_sigma, T, feedback, noise_std, x0, y0, record, n_seeds, eta_schedule, c)
     n_runs = A.shape[0]

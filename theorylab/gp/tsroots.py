@@ -205,6 +205,8 @@ def _prior_and_grad(sample, X):
 
 def evaluate_prior(sample, X, *, grad=False):
     """f(X) of Eq. (1) at the rows of X (n, d); with ``grad=True`` also the (n, d) gradient."""
+    if not isinstance(grad, (bool, np.bool_)):
+        raise TypeError(f"grad must be True or False; got {grad!r}")
     _check_sample(sample)
     X = check_points("X", X, d=sample.d)
     check_budget("the feature-by-point matrix", X.shape[0] * sample.omega.shape[1] * sample.d, n=X.shape[0],
@@ -393,6 +395,8 @@ def _posterior_on_grid(post, axes):
 
 def evaluate_posterior(post, X, *, grad=False):
     """f_post(X) of Eq. (3) at the rows of X (n, d); with ``grad=True`` also the gradient."""
+    if not isinstance(grad, (bool, np.bool_)):
+        raise TypeError(f"grad must be True or False; got {grad!r}")
     if not isinstance(post, PosteriorSample):
         raise TypeError(f"post must be a PosteriorSample (from posterior_sample); got {type(post).__name__}")
     X = check_points("X", X, d=post.prior.d)

@@ -336,6 +336,8 @@ def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1
     Run
         ``loss`` (n_paths, n_rec); with ``return_states`` the full state is in ``info["states"]``.
     """
+    if not isinstance(return_states, (bool, np.bool_)):
+        raise TypeError(f"return_states must be True or False; got {return_states!r}")
     optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
         optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1, beta2, eps, theta)
     n_steps = check_int("n_steps", n_steps, low=1)

@@ -259,6 +259,8 @@ def run_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta:
     seeds from ``seed``: run r does not depend on n_runs or threads).  x0 defaults to the minimiser.
     ``corrected=False``: the control without DiSK's Hessian correction (c = 0: a plain EMA of the privatised
     gradients, g_t = (1 - kappa) g_{t-1} + kappa gt_t)."""
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be True or False; got {parallel!r}")
     kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected)
     x0 = _x0(problem, x0)
     n_steps, record_every, n_runs, nK = _sizes(n_steps, record_every, n_runs, B, problem.d, MAX_WORK, "run_disk")

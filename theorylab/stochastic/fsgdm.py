@@ -203,6 +203,8 @@ def run_momentum_quadratic(lam, theta0, *, lr: float = 0.02, noise: float = 0.1,
     ``method="fsgdm"``: FSGDM's u_t and v.  ``method="matched"``: the fixed coefficient ``u_fixed`` (u < 0: a
     high-pass filter) with v_t = v (1 - u_fixed) / (1 - u_t), so its DC gain equals FSGDM's v / (1 - u_t) at
     every step (errata: compare filters at matched effective step)."""
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be True or False; got {parallel!r}")
     lam, theta0, lr, noise, wd, sigma, delta, mu, v, method, u_fixed, n_runs = _quad_args(
         lam, theta0, lr, noise, wd, sigma, n_stages, c, v, method, u_fixed, n_runs)
     check_budget("momentum_quadratic work", n_runs * sigma * lam.size, max_elements=MAX_WORK, unit="element-steps",

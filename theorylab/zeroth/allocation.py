@@ -283,6 +283,8 @@ def gaussian_allocation(losses, sample_n: int, length_scale: float = 1.0, varian
     or ``(size, B)`` counts; with ``return_degenerate`` also the boolean draws whose clipped vector
     was all zero (budget given out at random).
     """
+    if not isinstance(return_degenerate, (bool, np.bool_)):
+        raise TypeError(f"return_degenerate must be True or False; got {return_degenerate!r}")
     ell = _losses(losses)
     B = ell.size
     sample_n = check_size("sample_n", sample_n, budget=10**6)
