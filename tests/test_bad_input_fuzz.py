@@ -169,6 +169,33 @@ EXAMPLES: dict[str, dict] = {
                                                  n_bands=4),
     "theorylab.gp.full_factorial": dict(points=[np.array([0.0, 1.0]), np.array([0.0, 0.5])],
                                         values=[np.array([1.0, 2.0]), np.array([0.5, 0.1])]),
+    "theorylab.core.atomic_write_text": dict(path=lambda: os.path.join(os.getcwd(), "fuzz-atomic.txt"), text="x"),
+    "theorylab.core.resolve_papers": dict(ids=["rr_sgd"]),
+    "theorylab.core.results_frame": dict(results=[]),
+    "theorylab.cpwl.CPWLFunction.equals": dict(other=lambda: _instance("theorylab.cpwl.CPWLFunction")),
+    "theorylab.cpwl.DecompositionPolyhedron.contains": dict(y=lambda: _instance("theorylab.cpwl.DecompositionPolyhedron").sample_points(1)[0]),
+    "theorylab.cpwl.DecompositionPolyhedron.bends_of": dict(y=lambda: _instance("theorylab.cpwl.DecompositionPolyhedron").sample_points(1)[0]),
+    "theorylab.cpwl.DecompositionPolyhedron.decomposition": dict(y=lambda: _instance("theorylab.cpwl.DecompositionPolyhedron").sample_points(1)[0]),
+    "theorylab.cpwl.DecompositionPolyhedron.is_bounded_face_point": dict(y=lambda: _instance("theorylab.cpwl.DecompositionPolyhedron").sample_points(1)[0]),
+    "theorylab.cpwl.DecompositionPolyhedron.tight_set": dict(y=lambda: _instance("theorylab.cpwl.DecompositionPolyhedron").sample_points(1)[0]),
+    "theorylab.cpwl.DecompositionPolyhedron.piece_counts": dict(points=[[0, 0]]),
+    "theorylab.cpwl.LambdaSpace.contains": dict(bends=[0, 0, 0, 0]),
+    "theorylab.exact.unpack_heads": dict(theta=np.zeros(8), H=1, d=2, r=1),
+    "theorylab.sde.MLPRegression.grad": dict(w=lambda: np.full(_instance("theorylab.sde.MLPRegression").D, 0.1)),
+    "theorylab.sde.MLPRegression.loss": dict(w=lambda: np.full(_instance("theorylab.sde.MLPRegression").D, 0.1)),
+    "theorylab.sde.MLPRegression.predict": dict(w=lambda: np.full(_instance("theorylab.sde.MLPRegression").D, 0.1)),
+    "theorylab.sde.Quadratic.grad": dict(x=np.array([0.5, -0.5])),
+    "theorylab.sde.Quadratic.loss": dict(x=np.array([0.5, -0.5])),
+    "theorylab.stochastic.Quadratic.grad": dict(x=np.full(3, 0.5)),
+    "theorylab.stochastic.Quadratic.per_sample_grads": dict(x=np.full(3, 0.5), idx=np.array([0, 1])),
+    "theorylab.stochastic.gradient_complexity": dict(trace=lambda: _instance("theorylab.stochastic.DROTrace")),
+    "theorylab.tv.Mixture.pmf": dict(x=np.array([0, 1])),
+    "theorylab.tv.Mixture.pmf_exact": dict(x=np.array([0, 1])),
+    "theorylab.tv.ising": dict(J=np.array([[0.0, 0.5], [0.5, 0.0]]), h=np.array([0.1, -0.2])),
+    "theorylab.tv.pin": dict(model=lambda: _instance("theorylab.tv.IsingModel"), v=0, sign=1),
+    "theorylab.zeroth.allocation_variance": dict(sigma=np.array([1.0, 2.0]), counts=np.array([2, 3])),
+    "theorylab.missing_mass.mutate": dict(genome={(2, 1): 1.0}, n=10, rng=lambda: np.random.default_rng(0)),
+    "theorylab.missing_mass.MomentCache.mse": dict(genome={(2, 1): 1.0}),
     "theorylab.gp.posterior_sample": dict(prior=lambda: _instance("theorylab.gp.SeparableSample"),
                                           X_data=np.array([[0.1, -0.2], [0.5, 0.3]]), y_data=np.array([0.2, -0.1])),
 }
@@ -191,6 +218,12 @@ INSTANCES = {
         "cos", gamma=0.05, n=20, n_chains=4, seed=0),
     "theorylab.tv.IsingModel": lambda: importlib.import_module("theorylab.tv").random_ising(3, seed=0),
     "theorylab.tv.Mixture": lambda: importlib.import_module("theorylab.tv").product([[0.5, 0.5], [0.25, 0.75]]),
+    "theorylab.sde.MLPRegression": lambda: importlib.import_module("theorylab.sde").MLPRegression.teacher(n=4, p=2, m=2),
+    "theorylab.sde.Quadratic": lambda: importlib.import_module("theorylab.sde").Quadratic.diagonal([1.0, 2.0]),
+    "theorylab.stochastic.Quadratic": lambda: importlib.import_module("theorylab.stochastic").make_quadratic(3, 4),
+    "theorylab.stochastic.DROTrace": lambda: importlib.import_module("theorylab.stochastic").dsgdc(
+        np.array([[1.0, 0.5], [0.2, -1.0], [0.3, 0.3]]), np.array([1.0, -1.0, 1.0]), gamma=0.1, beta=0.5, clip=1.0,
+        batch=2, n_iter=10, n_runs=2, eps_stop=10.0),
     "theorylab.markov.Problem": lambda: importlib.import_module("theorylab.markov").get_problem("cos"),
 }
 
@@ -402,7 +435,7 @@ NAN, INF = float("nan"), float("inf")
 
 # packages of exact arithmetic: a numeric string ("3", "1/3") is a documented exact number, and
 # a huge or negative integer a valid one (cpwl/_checks.py, relu's rationals)
-EXACT_PACKAGES = ("theorylab.cpwl", "theorylab.relu")
+EXACT_PACKAGES = ("theorylab.cpwl", "theorylab.relu", "theorylab.core.to_fraction")
 
 
 def perturbations(fn, param, kind, callable_id=""):

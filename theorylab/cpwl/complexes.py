@@ -335,6 +335,8 @@ def planar_fan(rays, *, name=None) -> PolyhedralComplex:
     ``rays`` (m, 2), m >= 3, no zero ray, no two in the same direction, and every angle
     between consecutive rays < pi (otherwise a "cone" would not be pointed).
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None; got {name!r}"[:200])
     R = _rays_exact(rays, dim=2)
     m = len(R)
     if m < 3:
@@ -391,6 +393,8 @@ def polytope_fan(rays, *, name=None) -> PolyhedralComplex:
     (the Tran & Wang check).  Raises ``ValueError`` for degenerate rays: the origin not in the
     interior, or a ray that is not a vertex of conv(rays) (it would span no cone).
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None; got {name!r}"[:200])
     from scipy.spatial import ConvexHull, QhullError
 
     R = _rays_exact(rays)

@@ -64,6 +64,7 @@ class CPWLFunction:
     @classmethod
     def from_ray_values(cls, fan: PolyhedralComplex, values):
         """A conewise linear function on a simplicial fan from its values at the rays."""
+        require_type("fan", fan, PolyhedralComplex, " with rays (planar_fan, simplicial_fan, ...)")
         rays = getattr(fan, "rays", None)
         if rays is None:
             raise ValueError(f"{fan.name} has no rays; use a fan from planar_fan or simplicial_fan")

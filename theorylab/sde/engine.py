@@ -48,7 +48,8 @@ def check_budget(*, n_paths, n_steps, dim, n_rec):
     out = int(n_paths) * int(n_rec) * int(dim)
     if out > MAX_OUTPUT:
         raise ValueError(f"n_paths * n_records * dim = {n_paths} * {n_rec} * {dim} = {out:.3g} floats exceeds the "
-                         f"output budget {MAX_OUTPUT:.0e}; use fewer paths or a larger record_every")
+                         f"output budget {MAX_OUTPUT:.0e} (n_records grows with n_steps / record_every); use fewer n_paths, "
+                         "fewer n_steps or a larger record_every")
     work = int(n_paths) * int(n_steps) * int(dim)
     if work > MAX_WORK:
         raise ValueError(f"n_paths * n_steps * dim = {n_paths} * {n_steps} * {dim} = {work:.3g} exceeds the work "
@@ -253,7 +254,7 @@ def coupled_terminal(model, x0, *, t_end, n_fine, factors, n_paths=1000, seed=0,
     code, p = _model_params(model, params)
     x0 = check_real("x0", x0)
     t_end = check_positive("t_end", t_end)
-    n_fine = check_int("n_fine", n_fine, low=1)
+    n_fine = check_int("n_fine", n_fine, low=1, high=10**12)  # (the work budget below is the real limit)
     factors = check_array("factors", factors, ndim=1)
     if not np.all(factors == np.round(factors)) or np.any(np.abs(factors) > n_fine):
         raise ValueError(f"factors must be positive integers dividing n_fine={n_fine}; got {factors.tolist()[:8]}")

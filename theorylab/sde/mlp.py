@@ -24,10 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from theorylab.core import as_generator, check_array, check_budget, check_choice, check_int, check_positive, check_real
+from theorylab.core import as_generator, check_array, check_choice, check_int, check_positive, check_real
 
 from . import _kernels as K
 from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
+from theorylab.core.validate import check_budget as check_elements
 from .optimizers import NOISES, NU_MIN, OPTIMIZERS, Run
 
 
@@ -55,7 +56,7 @@ class MLPRegression:
         n = check_int("n", n, low=1, high=10**6)
         p = check_int("p", p, low=1, high=10**4)
         m = check_int("m", m, low=1, high=10**4)
-        check_budget("the teacher's data and weights (n * p + m * p)", n * p + m * p, n=n, p=p, m=m)
+        check_elements("the teacher's data and weights (n * p + m * p)", n * p + m * p, n=n, p=p, m=m)
         label_noise = check_real("label_noise", label_noise, low=0)
         rng = as_generator(seed)
         X = rng.standard_normal((n, p))

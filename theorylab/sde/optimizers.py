@@ -142,7 +142,11 @@ def sign_mean(y, *, noise="gaussian", nu=None):
     Gaussian: ``erf(y / sqrt 2)`` (Cor. 3.3); Student-t(nu): ``2 F_nu(y) - 1``.
     """
     noise = check_choice("noise", noise, NOISES)
-    y = check_array("y", y)
+    y = check_array("y", y, finite=False)  # +-inf allowed (S = +-1); strings refused, never converted
+    if np.any(np.isnan(y)):
+        raise ValueError("y must not contain NaN")
+    if nu is not None:  # checked even when Gaussian noise ignores it
+        nu = check_positive("nu", nu)
     if noise == "gaussian":
         return special.erf(y / np.sqrt(2.0))
     nu = check_positive("nu", nu)
