@@ -848,6 +848,9 @@ def names_parameter(message, name):
     return False
 
 
+# results documented to hold NaN (a record padded after a run stopped): not judged for finiteness
+NONFINITE_OK = {"theorylab.stochastic.DROTrace": "gnorm, x, eta are NaN after a run stopped (DROTrace docstring)"}
+
 # validators whose refusal of bad ``values`` is SimulationDiverged by contract
 DIVERGENCE_CHECKERS = {"theorylab.core.require_finite", "theorylab.core.require_bounded"}
 
@@ -860,7 +863,7 @@ def judge(outcome, changed, value, invalid, name_value, callable_id=""):
     if kind == "return":
         if invalid:
             return f"accepted invalid {changed}={short(value)}"
-        where = nonfinite_path(result)
+        where = None if callable_id in NONFINITE_OK else nonfinite_path(result)
         return None if where is None else f"returned non-finite: {where}"
     exc = result
     msg = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
@@ -1230,7 +1233,7 @@ def test_subpackage_declares_all(pkg):
 
 
 def test_registries_are_current():
-    named = set(ALLOWLIST) | set(KNOWN_FAILURES) | set(EXAMPLES) | set(EXCLUDED_PARAMS) | set(INSTANCES)
+    named = set(ALLOWLIST) | set(KNOWN_FAILURES) | set(EXAMPLES) | set(EXCLUDED_PARAMS) | set(INSTANCES) | set(NONFINITE_OK)
     stale = sorted(named - set(CALLABLE_IDS))
     assert not stale, f"ALLOWLIST/KNOWN_FAILURES/EXAMPLES/EXCLUDED_PARAMS/INSTANCES name callables that are not public: {stale}"
 
