@@ -58,6 +58,8 @@ def check_points(name, X, *, d=None, of=None) -> np.ndarray:
 
     ``d`` (if given) is the dimension the points must have.
     """
+    if of is not None and not isinstance(of, str):
+        raise TypeError(f"of must be None or the name (a str) of the input that fixes d; got {of!r}"[:200])
     A = check_array(name, X)
     if d is not None:
         d = check_int("d", d, low=1, high=MAX_DIM)
@@ -79,6 +81,8 @@ def check_lengthscale(lengthscale, d: int, of=None) -> np.ndarray:
     """The SE length scales as a (d,) array: a positive scalar (shared) or one positive value per coordinate,
     each in [1e-6, 1e6]."""
     d = check_int("d", d, low=1, high=MAX_DIM)
+    if of is not None and not isinstance(of, str):
+        raise TypeError(f"of must be None or the name (a str) of the input that fixes d; got {of!r}"[:200])
     if np.ndim(lengthscale) == 0 and not isinstance(lengthscale, (str, bytes)) and lengthscale is not None:
         ell = check_real("lengthscale", lengthscale, low=1e-6, high=1e6)
         return np.full(d, ell)

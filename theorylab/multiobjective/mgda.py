@@ -109,6 +109,8 @@ def custom_problem(A, b, U=None, s=None, e=None, H=None, c=None, x0=None, *, nam
     """A problem from arrays: A (K, m, d) and b (K, m) the log-cosh terms (m may be 0), U (K, d), s (K,), e (K,)
     the exp terms (e >= 0; default off), H (K, d, d) symmetric positive semidefinite and c (K, d) the quadratic
     terms (default off), x0 (d,) the start (default 0).  K >= 2 objectives."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str; got {name!r}"[:200])
     A = check_array("A", A, ndim=3)
     K, m, d = A.shape
     if K < 2:

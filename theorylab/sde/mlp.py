@@ -97,17 +97,25 @@ class MLPRegression:
 
     def predict(self, w):
         """Network outputs ``(n_paths, n)`` for parameters ``w`` of shape ``(n_paths, D)``."""
-        return self._forward(np.atleast_2d(w))[2]
+        return self._forward(self._weights(w))[2]
+
+    def _weights(self, w):
+        w = np.atleast_2d(check_array("w", w))
+        if w.ndim != 2 or w.shape[1] != self.D:
+            raise ValueError(f"w must have shape (n_paths, D) or (D,) with D = {self.D}; got shape {w.shape}")
+        return w
 
     def loss(self, w):
         """``f(w)`` for ``w`` of shape ``(..., D)``."""
-        w = np.asarray(w, dtype=float)
+        w = check_array("w", w)
+        if w.ndim == 0 or w.shape[-1] != self.D:
+            raise ValueError(f"w must have shape (..., D) with D = {self.D}; got shape {w.shape}")
         r = self.predict(w.reshape(-1, self.D)) - self.y
         return (0.5 * np.mean(r * r, axis=1)).reshape(w.shape[:-1])
 
     def grad(self, w):
         """``grad f(w)`` by backpropagation, shape ``(n_paths, D)`` for ``w`` of shape ``(n_paths, D)``."""
-        w = np.atleast_2d(np.asarray(w, dtype=float))
+        w = self._weights(w)
         h, a, u = self._forward(w)
         du = (u - self.y) / self.n                            # d f / d u_k
         dz = du[:, :, None] * a[:, None, :] * (1.0 - h * h)   # d f / d (W x_k + b)
@@ -220,7 +228,7 @@ def run_mlp_coupled(optimizer, mlp, w0, *, eta, sigma, n_steps, n_sub=4, n_paths
     optimizer = check_choice("optimizer", optimizer, ("sgd", "signsgd"))
     optimizer, w0, eta, sigma, *_ = _check(optimizer, mlp, w0, eta, sigma, "gaussian", None, 0.9, 0.999, 0.0, 0.0)
     n_steps = check_int("n_steps", n_steps, low=1)
-    n_sub = check_int("n_sub", n_sub, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1, high=10**6)
     n_paths = check_int("n_paths", n_paths, low=2)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     check_budget(n_paths=n_paths, n_steps=n_steps * (n_sub + 1), dim=mlp.D * mlp.n, n_rec=2 * (n_steps // record_every + 1))

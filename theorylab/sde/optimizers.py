@@ -105,12 +105,18 @@ class Quadratic:
     def L(self) -> float:
         return float(np.linalg.eigvalsh(self.H)[-1])
 
+    def _point(self, x):
+        x = check_array("x", x)
+        if x.ndim == 0 or x.shape[-1] != self.d:
+            raise ValueError(f"x must have shape (..., d) with d = {self.d}; got shape {x.shape}")
+        return x
+
     def loss(self, x):
-        x = np.asarray(x, dtype=float)
+        x = self._point(x)
         return 0.5 * np.einsum("...i,ij,...j->...", x, self.H, x)
 
     def grad(self, x):
-        return np.asarray(x, dtype=float) @ self.H
+        return self._point(x) @ self.H
 
 
 @dataclass
@@ -160,6 +166,8 @@ def sign_mean_table(noise, nu, n=_TABLE_SIZE):
         if nu is None:
             raise ValueError("nu must be given for noise='student_t' (degrees of freedom >= 0.25); got None")
         nu = check_real("nu", nu, low=NU_MIN)
+    elif nu is not None:  # ignored by Gaussian noise, but checked
+        check_real("nu", nu, low=NU_MIN)
     n = check_int("n", n, low=3, high=10 ** 7)
     key = (noise, None if nu is None else float(nu), n)
     if key not in _TABLES:
@@ -206,7 +214,7 @@ def _v0(v0, quadratic, x0, s, noise, nu):
     if v0 is None:
         var = s ** 2 * (nu / (nu - 2) if noise == "student_t" and nu > 2 else 1.0)
         return np.ascontiguousarray(quadratic.grad(x0) ** 2 + var)
-    v0 = np.asarray(v0, dtype=float)
+    v0 = check_array("v0", v0)  # refuses strings (never converted)
     v0 = np.full(quadratic.d, float(v0)) if v0.ndim == 0 else v0
     v0 = check_array("v0", v0, shape=(quadratic.d,))
     if np.any(v0 < 0):
@@ -345,7 +353,7 @@ def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1
     optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
         optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1, beta2, eps, theta)
     n_steps = check_int("n_steps", n_steps, low=1)
-    n_sub = check_int("n_sub", n_sub, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1, high=10**6)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     dim = {"sgd": 1, "signsgd": 1, "rmspropw": 2, "adamw": 3}[optimizer] * d
@@ -385,7 +393,7 @@ def run_coupled(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=4, n_pat
     optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
         optimizer, quadratic, x0, eta, sigma, "gaussian", None, batch, beta1, beta2, eps, theta)
     n_steps = check_int("n_steps", n_steps, low=1)
-    n_sub = check_int("n_sub", n_sub, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1, high=10**6)
     n_paths = check_int("n_paths", n_paths, low=2)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     check_budget(n_paths=n_paths, n_steps=n_steps * (n_sub + 1), dim=3 * d, n_rec=2 * (n_steps // record_every + 1))

@@ -172,7 +172,7 @@ def pin(model: IsingModel, v, sign) -> IsingModel:
     """The conditional law given x_v = sign, as an Ising model on the other n - 1 spins."""
     _check_model("model", model)
     v = check_int("v", v, low=0, high=model.n - 1)
-    if sign not in (-1, 1):
+    if isinstance(sign, bool) or not isinstance(sign, (int, np.integer)) or sign not in (-1, 1):
         raise ValueError(f"sign must be -1 or +1; got {sign!r}")
     keep = np.array([i for i in range(model.n) if i != v])
     h = model.h[keep] + model.beta * model.J[keep, v] * sign
