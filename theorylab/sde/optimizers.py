@@ -148,7 +148,7 @@ def sign_mean(y, *, noise="gaussian", nu=None):
     Gaussian: ``erf(y / sqrt 2)`` (Cor. 3.3); Student-t(nu): ``2 F_nu(y) - 1``.
     """
     noise = check_choice("noise", noise, NOISES)
-    y = check_array("y", y, finite=False)  # +-inf allowed (S = +-1); strings refused, never converted
+    y = check_array("y", y, finite=False).reshape(np.shape(y))  # +-inf allowed (S = +-1); strings refused
     if np.any(np.isnan(y)):
         raise ValueError("y must not contain NaN")
     if nu is not None:  # checked even when Gaussian noise ignores it
@@ -183,11 +183,13 @@ def _check_common(optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1,
     if not isinstance(quadratic, Quadratic):
         raise TypeError(f"quadratic must be a theorylab.sde.Quadratic; got {type(quadratic).__name__}")
     d = quadratic.d
-    x0 = check_array("x0", x0)  # refuses "0.5" (never converted)
-    x0 = check_array("x0", np.broadcast_to(x0, (d,)) if x0.ndim == 0 else x0, shape=(d,))
+    scalar_x0 = np.ndim(x0) == 0
+    x0 = check_array("x0", x0)  # refuses "0.5" (never converted); a scalar comes back as shape (1,)
+    x0 = check_array("x0", np.full(d, x0[0]) if scalar_x0 else x0, shape=(d,))
     eta = check_positive("eta", eta)
+    scalar_sigma = np.ndim(sigma) == 0
     sig = check_array("sigma", sigma)
-    if sig.ndim == 0:
+    if scalar_sigma:
         sig = np.full(d, float(check_positive("sigma", float(sig))))
     sig = check_array("sigma", sig, shape=(d,))
     if np.any(sig <= 0):
@@ -214,8 +216,9 @@ def _v0(v0, quadratic, x0, s, noise, nu):
     if v0 is None:
         var = s ** 2 * (nu / (nu - 2) if noise == "student_t" and nu > 2 else 1.0)
         return np.ascontiguousarray(quadratic.grad(x0) ** 2 + var)
+    scalar = np.ndim(v0) == 0
     v0 = check_array("v0", v0)  # refuses strings (never converted)
-    v0 = np.full(quadratic.d, float(v0)) if v0.ndim == 0 else v0
+    v0 = np.full(quadratic.d, float(v0[0])) if scalar else v0
     v0 = check_array("v0", v0, shape=(quadratic.d,))
     if np.any(v0 < 0):
         raise ValueError(f"v0 must be non-negative; got minimum {v0.min():.3g}")
