@@ -190,7 +190,7 @@ def _check_common(optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1,
     scalar_sigma = np.ndim(sigma) == 0
     sig = check_array("sigma", sigma)
     if scalar_sigma:
-        sig = np.full(d, float(check_positive("sigma", float(sig))))
+        sig = np.full(d, check_positive("sigma", float(sig[0])))
     sig = check_array("sigma", sig, shape=(d,))
     if np.any(sig <= 0):
         raise ValueError(f"sigma must be positive in every coordinate; got minimum {sig.min():.3g}")
