@@ -90,6 +90,105 @@ EXCLUDED_PARAMS: dict[str, dict[str, str]] = {
 # callable id -> what still fails; strict xfail, so a fixed callable XPASSes and fails until its
 # entry is removed.  Regenerate with ``python tests/test_bad_input_fuzz.py --report FILE``.
 KNOWN_FAILURES: dict[str, str] = {
+    'theorylab.core.Bound.numbers': 'defaults: baseline fails',  # core/evidence.py (main developer)
+    'theorylab.core.Cache.get': 'key: error does not name it',  # core cache (h29a's area)
+    'theorylab.core.Cache.key': 'module: AttributeError',  # core cache (h29a's area)
+    'theorylab.core.Cache.path': 'key: error does not name it',  # core cache (h29a's area)
+    'theorylab.core.Cache.put': 'key: error does not name it; value: accepted invalid',  # core cache (h29a's area)
+    'theorylab.core.Cache.report': 'key: error does not name it; why: accepted invalid',  # core cache (h29a's area)
+    'theorylab.core.Identity': 'discrepancy: accepted invalid',  # core/evidence.py (main developer)
+    'theorylab.core.Identity.numbers': 'defaults: baseline fails',  # core/evidence.py (main developer)
+    'theorylab.core.RateFit': 'slope: accepted invalid; intercept: accepted invalid; ci: accepted invalid; +9 more',  # core.rates (h29a's area)
+    'theorylab.core.RateFit.predict': 'x: accepted invalid; x: error does not name it',  # core.rates (h29a's area)
+    'theorylab.core.proportion_ci': 'trials: accepted invalid',  # core.rates (h29a's area)
+    'theorylab.core.sweep': 'scheduler: accepted invalid; cache: AttributeError; cache_key: accepted invalid; +2 more',  # core.sweep (h29a's area)
+    'theorylab.cpwl.CPWLFunction.equals': 'other: error does not name it',
+    'theorylab.cpwl.CPWLFunction.from_function': 'defaults: baseline fails',
+    'theorylab.cpwl.CPWLFunction.from_ray_values': 'values: error does not name it',
+    'theorylab.cpwl.Decomposition': 'tight: non-finite result; tight: accepted invalid',
+    'theorylab.cpwl.DecompositionPolyhedron.bends_of': 'y: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.contains': 'y: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.decomposition': 'y: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.is_bounded_face_point': 'y: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.is_irreducible_lp': 'defaults: baseline fails',
+    'theorylab.cpwl.DecompositionPolyhedron.minimal_decompositions': 'seed: accepted invalid',
+    'theorylab.cpwl.DecompositionPolyhedron.piece_counts': 'points: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.tight_set': 'y: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.vertex_pieces': 'vertices: error does not name it',
+    'theorylab.cpwl.DecompositionPolyhedron.vertices_lp': 'n_objectives: all calls of this callable took over 30 ',
+    'theorylab.cpwl.LambdaSpace.contains': 'bends: error does not name it',
+    'theorylab.cpwl.PolyhedralComplex': 'defaults: baseline fails',
+    'theorylab.cpwl.PolyhedralComplex.locate': 'defaults: baseline fails',
+    'theorylab.cpwl.convex_cpwl_network': 'offsets: error does not name it; seed: accepted invalid',
+    'theorylab.cpwl.max_affine_complex': 'defaults: baseline fails',
+    'theorylab.cpwl.simplicial_fan': 'defaults: baseline fails',
+    'theorylab.cpwl.valuation_terms': 'offsets: error does not name it; seed: accepted invalid',
+    'theorylab.cpwl.verify_network': 'defaults: baseline fails',
+    'theorylab.exact.beta_for_error': 'N: accepted invalid',
+    'theorylab.exact.constrained_lstsq_min': 'defaults: baseline fails',
+    'theorylab.exact.coupled_classes': 'defaults: baseline fails',
+    'theorylab.exact.enumerate_orbit_plus_features': 'defaults: baseline fails',
+    'theorylab.exact.gnn_forward': 'defaults: baseline fails',
+    'theorylab.exact.log_error_slope': 'defaults: baseline fails',
+    'theorylab.exact.orbit_plus_features': 'defaults: baseline fails',
+    'theorylab.exact.permute_ilp': 'defaults: baseline fails',
+    'theorylab.exact.projected_hessian': 'defaults: baseline fails',
+    'theorylab.exact.restricted_newton': 'defaults: baseline fails',
+    'theorylab.exact.target_points': 'C: accepted invalid',
+    'theorylab.gp.check_lengthscale': 'of: accepted invalid',
+    'theorylab.gp.check_points': 'of: accepted invalid',
+    'theorylab.gp.tsroots_starts': 'n_explore: accepted invalid; n_exploit: accepted invalid',
+    'theorylab.markov.PairAverages': 'defaults: baseline fails',
+    'theorylab.missing_mass.make_distribution': 'seed: accepted invalid',
+    'theorylab.missing_mass.MomentCache.ids': 'defaults: baseline fails',
+    'theorylab.missing_mass.MomentCache.mse': 'genome: AttributeError',
+    'theorylab.missing_mass.SearchResult': 'defaults: baseline fails',
+    'theorylab.multiobjective.evaluate': 'defaults: baseline fails',
+    'theorylab.multiobjective.fa_quadratic_prediction': 'defaults: baseline fails',
+    'theorylab.multiobjective.logcosh_exp_problem': 'n_terms: accepted invalid',
+    'theorylab.relu.ReLUNetwork.compose': 'defaults: baseline fails',
+    'theorylab.relu.ReLUNetwork.evaluate': 'exact: accepted invalid; allow_float: accepted invalid',
+    'theorylab.relu.ReLUNetwork.evaluate_numerators': 'defaults: baseline fails',
+    'theorylab.relu.p_adic_valuation': 'defaults: baseline fails',
+    'theorylab.relu.random_nary_network': 'n: error does not name it; widths: error does not name it; max_numerator: error does not name it; +1 more',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
+    'theorylab.relu.volume_invariant_table': 'n: error does not name it; N: error does not name it; n_networks: error does not name it; +2 more',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
+    'theorylab.scaling.escape_time': 'defaults: baseline fails',
+    'theorylab.scaling.finite_n_rate': 'N: accepted invalid',
+    'theorylab.scaling.integrate_hierarchy': 'defaults: baseline fails',
+    'theorylab.scaling.plateau_value': 'alphas: error does not name it',
+    'theorylab.scaling.simulate_sgd': 'return_init: accepted invalid',  # h30c edits this function (budgets): left to it
+    'theorylab.scaling.simulate_sgd_over_L': 'Ls: error does not name it; return_init: accepted invalid',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
+    'theorylab.scaling.to_hierarchy': 'defaults: baseline fails',
+    'theorylab.scaling.trainable_power_law': 'n_trained: accepted invalid',
+    'theorylab.sde.euler_maruyama': 'defaults: baseline fails',
+    'theorylab.sde.sign_mean_table': 'nu: accepted invalid',
+    'theorylab.stochastic.DiskRun': 'err2: accepted invalid; grad2: accepted invalid; gap: accepted invalid',
+    'theorylab.stochastic.dc_gain_exact': 'k: accepted invalid; delta: accepted invalid',
+    'theorylab.stochastic.dsgdc': 'n_iter: accepted invalid',
+    'theorylab.stochastic.dsgdc_numpy': 'n_iter: accepted invalid',
+    'theorylab.stochastic.dspider': 'n_iter: accepted invalid',
+    'theorylab.stochastic.run_disk': 'record_every: accepted invalid',
+    'theorylab.stochastic.run_disk_numpy': 'record_every: accepted invalid',
+    'theorylab.tv.EquivalenceResult': 'defaults: baseline fails',
+    'theorylab.tv.FptasResult': 'grid: accepted invalid',
+    'theorylab.tv.coupling_estimate': 'n_samples: accepted invalid; seed: accepted invalid',
+    'theorylab.tv.coupling_g_samples': 'seed: accepted invalid',
+    'theorylab.tv.equivalent': 'primes: accepted invalid',
+    'theorylab.tv.ising': 'h: error does not name it',
+    'theorylab.tv.joint_pmf': 'max_points: accepted invalid',
+    'theorylab.tv.perturb': 'size: accepted invalid',
+    'theorylab.tv.random_product': 'denom: accepted invalid',  # h30c edits this function (sampler): left to it
+    'theorylab.tv.tv_exact': 'max_points: accepted invalid',
+    'theorylab.tv.tv_exact_rational': 'max_points: accepted invalid',
+    'theorylab.tv.tv_numpy': 'max_points: accepted invalid',
+    'theorylab.zeroth.Oracle': 'defaults: baseline fails',
+    'theorylab.zeroth.critical_displacement': 'fd_step_rule: accepted invalid',
+    'theorylab.zeroth.draw_allocations': 'defaults: baseline fails',
+    'theorylab.zeroth.escape_probability': 'fd_step_rule: accepted invalid',
+    'theorylab.zeroth.simulate_trainer_step': 'defaults: baseline fails',
+    'theorylab.zeroth.strict_saddle': 'n_negative: accepted invalid',
+    'theorylab.zeroth.trainer_moments': 'defaults: baseline fails',
+    'theorylab.zeroth.zo_sgd': 'n_iter: accepted invalid',
 }
 
 
@@ -1211,7 +1310,11 @@ def _params():
     for cid in CALLABLE_IDS:
         if cid in ALLOWLIST:
             continue
-        marks = [pytest.mark.xfail(strict=True, reason=f"fuzz: {KNOWN_FAILURES[cid]}")] if cid in KNOWN_FAILURES else []
+        # strict: a fixed callable XPASSes and fails until its entry is removed; an entry that is only a
+        # timeout depends on the machine's load, so it is not strict
+        reason = KNOWN_FAILURES.get(cid, "")
+        timing = "no return in time" in reason or "took over" in reason
+        marks = [pytest.mark.xfail(strict=not timing, reason=f"fuzz: {reason}")] if cid in KNOWN_FAILURES else []
         out.append(pytest.param(cid, id=cid, marks=marks))
     return out
 
