@@ -221,6 +221,7 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.core.sweep": dict(fn=lambda: _fuzz_point, points=[{"a": 1.0}, {"a": 2.0}], progress=False),
     "theorylab.cpwl.CPWLFunction": dict(complex=lambda: _cpwl().four_ray_fan(),
                                         slopes=[[1, 0], [1, 0], [1, 0], [1, 0]], offsets=[0, 0, 0, 0]),
+    "theorylab.cpwl.DecompositionPolyhedron.vertices_lp": dict(n_objectives=5),
     "theorylab.cpwl.planar_fan": dict(rays=[[1, 0], [0, 1], [-1, 0], [0, -1]]),
     "theorylab.cpwl.polytope_fan": dict(rays=[[1, 0], [0, 1], [-1, -1]]),
     "theorylab.cpwl.convex_cpwl_network": dict(slopes=[[1, 0], [0, 1], [-1, -1]], offsets=[0, 0, 1]),
@@ -484,7 +485,7 @@ REAL_NAMES = re.compile(r"^(gamma|eta|sigma.*|beta.*|lam|mu|theta|eps|delta|h|t|
                         r"x0|y0|c|b|box|size|fraction|level|.*_scale|.*_tol|p_.*|density)$")
 CALLABLE_NAMES = re.compile(r"^(fn|func|statistic|drift|diffusion|test_fn|tv_oracle|progress|callback)$")
 MATRIX_NAMES = re.compile(r"^([A-Z]|[A-Z]_.*|Sigma.*|samples|weights|normals|cells|marginals)$")
-FREE_TEXT = re.compile(r"^(name|label|title|paper_id|claim_id|id|caption|statement|text|citation|why_not|"
+FREE_TEXT = re.compile(r"^(name|of|label|title|paper_id|claim_id|id|caption|statement|text|citation|why_not|"
                        r"measured|unit|what|key|path|out|folder|root)$")
 
 

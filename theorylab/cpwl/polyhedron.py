@@ -331,7 +331,7 @@ class DecompositionPolyhedron:
 
     def vertices_lp(self, n_objectives=200, *, seed=0):
         """Reference: distinct optimal vertices of min c.y over D for random c = L^T w, w > 0."""
-        n_objectives = check_int("n_objectives", n_objectives, low=1)
+        n_objectives = check_int("n_objectives", n_objectives, low=1, high=10**5)  # one LP each: 10**5 is minutes
         rng = as_generator(seed)
         if self.d == 0:
             return [()]
@@ -467,7 +467,7 @@ class DecompositionPolyhedron:
         the LP search becomes faster (measured by ``theorylab bench cpwl_decomp``), lp from there.
         """
         method = check_choice("method", method, ("exact", "lp", "auto"))
-        n_objectives = check_int("n_objectives", n_objectives, low=1)
+        n_objectives = check_int("n_objectives", n_objectives, low=1, high=10**5)
         if method == "auto":
             method = "exact" if self.n_walls < LP_CROSSOVER_WALLS else "lp"
         if method == "exact":

@@ -159,7 +159,7 @@ def sign_mean(y, *, noise="gaussian", nu=None):
     return 2.0 * stats.t.cdf(y, nu) - 1.0
 
 
-def sign_mean_table(noise, nu, n=_TABLE_SIZE):
+def sign_mean_table(noise, nu=None, n=_TABLE_SIZE):
     """The kernel's lookup table of ``S(tan u)`` on a uniform grid of ``u`` in [-pi/2, pi/2]."""
     noise = check_choice("noise", noise, NOISES)
     if noise == "student_t":

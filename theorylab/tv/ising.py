@@ -54,7 +54,10 @@ def _checked(J, h, beta):
     n = h.size
     if not 1 <= n <= MAX_SPINS:
         raise ValueError(f"h must have between 1 and {MAX_SPINS} entries (exact enumeration); got {n}")
-    J = check_array("J", J, shape=(n, n))
+    J = check_array("J", J, ndim=2)
+    if J.shape != (n, n):
+        raise ValueError(f"J must have shape (n, n) with n = len(h) = {n} (one field per spin); got J of shape "
+                         f"{J.shape}")
     if not np.allclose(J, J.T, atol=0, rtol=0):
         raise ValueError("J must be symmetric (J[i, j] == J[j, i]); got an asymmetric matrix")
     if np.any(np.diag(J) != 0):
