@@ -68,8 +68,7 @@ class CPWLFunction:
         rays = getattr(fan, "rays", None)
         if rays is None:
             raise ValueError(f"{fan.name} has no rays; use a fan from planar_fan or simplicial_fan")
-        vals = check_array("values", values, shape=(len(rays),), dtype=object if any(isinstance(v, Fraction) for v in values) else float)
-        vals = [to_fraction(v) for v in vals]
+        vals = exact_vector("values", values, length=len(rays))
         n = fan.n
         slopes = []
         for k in range(fan.n_cells):

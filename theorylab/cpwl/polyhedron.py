@@ -30,6 +30,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from theorylab.core.seeding import seed_sequence
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_choice, check_int
 
@@ -100,7 +101,7 @@ class LambdaSpace:
 
     def contains(self, bends) -> bool:
         """bends in im(lambda): every cycle condition K bends = 0 holds (exact)."""
-        bends = [to_fraction(v) for v in bends]
+        bends = exact_vector("bends", bends, length=self.complex.n_walls)
         M = getattr(self, "_K_exact", None)
         if M is None:
             M = self._K_exact = ExactMatrix(self.K, n_cols=len(self.vec))
@@ -252,17 +253,18 @@ class DecompositionPolyhedron:
         M = getattr(self, "_L_exact", None)
         if M is None:
             M = self._L_exact = ExactMatrix(self.L, n_cols=self.d)
-        return M.matvec(y)
+        return M.matvec(exact_vector("y", y, length=self.d))
 
     def contains(self, y) -> bool:
-        y = [to_fraction(v) for v in y]
+        y = exact_vector("y", y, length=self.d)
         return all(v >= ui for v, ui in zip(self.bends_of(y), self.u))
 
     def tight_set(self, y) -> frozenset:
+        y = exact_vector("y", y, length=self.d)
         return frozenset(i for i, (v, ui) in enumerate(zip(self.bends_of(y), self.u)) if v == ui)
 
     def decomposition(self, y) -> Decomposition:
-        y = tuple(to_fraction(v) for v in y)
+        y = tuple(exact_vector("y", y, length=self.d))
         if not self.contains(y):
             raise ValueError(f"y = {[str(v) for v in y]} is not in D_P(f)")
         return Decomposition(self, y, self.tight_set(y))
@@ -466,6 +468,8 @@ class DecompositionPolyhedron:
         not certified minimal.  ``method="auto"``: exact below :data:`LP_CROSSOVER_WALLS` walls, where
         the LP search becomes faster (measured by ``theorylab bench cpwl_decomp``), lp from there.
         """
+        if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+            seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
         method = check_choice("method", method, ("exact", "lp", "auto"))
         n_objectives = check_int("n_objectives", n_objectives, low=1, high=10**5)
         if method == "auto":

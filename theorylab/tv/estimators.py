@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab.core.seeding import seed_sequence
 from theorylab.core.seeding import spawn_seeds
 from theorylab.core.validate import check_budget, check_int, check_real, require_finite
 from theorylab.core.validate import check_record
@@ -102,6 +103,8 @@ def coupling_g_samples(P: Mixture, Q: Mixture, n_samples, *, seed=0) -> np.ndarr
     Identity: d_TV(P, Q) = sum_x max(0, P(x) - Q(x)) = Z E_pi[g] (spec §4(a), [INFERRED];
     checked exactly by :func:`coupling_identity`).
     """
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     n_samples = check_int("n_samples", n_samples, low=1)
     check_budget("n_samples (the samples of g returned)", n_samples, n_samples=n_samples)
     parts = coupling_parts(P, Q)
@@ -124,6 +127,8 @@ def coupling_estimate(P: Mixture, Q: Mixture, *, eps=0.1, delta=0.05, n_samples=
     Returns ``Z * mean(g)`` over ``n_samples`` draws (default :func:`coupling_samples_needed`),
     which satisfies ``Pr[|est - d_TV| > eps d_TV] <= delta``.
     """
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     eps = check_real("eps", eps, low=0, high=1, low_open=True, high_open=True)
     delta = check_real("delta", delta, low=0, high=1, low_open=True, high_open=True)
     parts = coupling_parts(P, Q)

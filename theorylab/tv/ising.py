@@ -56,8 +56,7 @@ def _checked(J, h, beta):
         raise ValueError(f"h must have between 1 and {MAX_SPINS} entries (exact enumeration); got {n}")
     J = check_array("J", J, ndim=2)
     if J.shape != (n, n):
-        raise ValueError(f"J must have shape (n, n) with n = len(h) = {n} (one field per spin); got J of shape "
-                         f"{J.shape}")
+        raise ValueError(f"J must have shape ({n}, {n}) (n = len(h), one field per spin); got J of shape {J.shape}")
     if not np.allclose(J, J.T, atol=0, rtol=0):
         raise ValueError("J must be symmetric (J[i, j] == J[j, i]); got an asymmetric matrix")
     if np.any(np.diag(J) != 0):
