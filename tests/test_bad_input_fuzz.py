@@ -518,7 +518,7 @@ NAN, INF = float("nan"), float("inf")
 
 # packages of exact arithmetic: a numeric string ("3", "1/3") is a documented exact number, and
 # a huge or negative integer a valid one (cpwl/_checks.py, relu's rationals)
-EXACT_PACKAGES = ("theorylab.cpwl", "theorylab.relu", "theorylab.core.to_fraction")
+EXACT_PACKAGES = ("theorylab.cpwl", "theorylab.relu", "theorylab.core.to_fraction", "theorylab.tv.perturb")
 
 
 def perturbations(fn, param, kind, callable_id=""):

@@ -166,6 +166,8 @@ class FptasResult:
 
     def __post_init__(self):  # a record built by hand is checked like one a function returns
         check_record(self, nonfinite=("grid",))
+        if not (np.isfinite(self.grid) or (np.isnan(self.grid) and self.D == 0)):
+            raise ValueError(f"FptasResult: grid must be finite (NaN only when D = 0); got {self.grid!r} with D = {self.D!r}")
 
 
 def fptas_uniform(P: Mixture, *, eps=0.1) -> FptasResult:
