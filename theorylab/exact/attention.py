@@ -149,7 +149,7 @@ def full_rank_bound(q, X, beta):
 def beta_for_error(eps, N, delta):
     """beta = log(2 (N - 1)/eps)/Delta: by the coarse bound, the full-rank head's error is then <= eps."""
     eps = check_real("eps", eps, low=0.0, high=1.0, low_open=True)
-    N = check_int("N", N, low=2)
+    N = check_int("N", N, low=2, high=10**12)
     delta = check_array("delta", np.atleast_1d(check_array("delta", delta)) if not isinstance(delta, str)
                         else delta, ndim=1)
     if np.any(delta <= 0):

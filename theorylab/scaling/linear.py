@@ -138,7 +138,7 @@ def finite_n_rate(*, N, L, beta, eta):
     G_N.  As N -> infinity this is the ODE rate :func:`late_time_rate`; for L = 1 it is
     eta(2 - eta) - 2 eta^2/N + O(N^-1).
     """
-    N = check_int("N", N, low=1)
+    N = check_int("N", N, low=1, high=10**12)  # (a model size; beyond it the formulas lose precision)
     L = _check_dense(L)
     lam = eigenvalues(L, beta)
     eta = check_eta(eta, "linear")
@@ -194,7 +194,7 @@ def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
         eps_inf = eps_untrained / (1 - (a/2) sum_{k <= n_trained} lambda_k / (1 - a lambda_k)),  a = eta/N;
     it differs from the ODE value where eta lambda_k / N is not small (top modes when L = N).
     """
-    N = check_int("N", N, low=1)
+    N = check_int("N", N, low=1, high=10**12)  # (a model size; beyond it the formulas lose precision)
     check_memory("the N eigenvalues", float(N), N=N)
     lam = eigenvalues(N, beta)
     eta = check_eta(eta, "linear")

@@ -245,7 +245,7 @@ def _finish(run: DiskRun, what: str) -> DiskRun:
 
 def _sizes(n_steps, record_every, n_runs, B, d, max_work, what):
     n_steps = check_size("n_steps", n_steps)
-    record_every = check_int("record_every", record_every, low=1)
+    record_every = check_int("record_every", record_every, low=1, high=n_steps)
     n_runs = check_size("n_runs", n_runs)
     check_budget(f"{what} work", n_runs * n_steps * B * d, max_elements=max_work, unit="per-sample coordinates",
                  n_runs=n_runs, n_steps=n_steps, B=B, d=d)

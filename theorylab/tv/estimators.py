@@ -131,10 +131,13 @@ def coupling_estimate(P: Mixture, Q: Mixture, *, eps=0.1, delta=0.05, n_samples=
         seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     eps = check_real("eps", eps, low=0, high=1, low_open=True, high_open=True)
     delta = check_real("delta", delta, low=0, high=1, low_open=True, high_open=True)
+    if n_samples is not None:  # checked before the Z = 0 shortcut, which ignores it
+        n_samples = check_int("n_samples", n_samples, low=1)
+        check_budget("n_samples (the samples of g drawn)", n_samples, n_samples=n_samples)
     parts = coupling_parts(P, Q)
     if parts.Z == 0:
         return 0.0
-    N = coupling_samples_needed(P, Q, eps, delta) if n_samples is None else check_int("n_samples", n_samples, low=1)
+    N = coupling_samples_needed(P, Q, eps, delta) if n_samples is None else n_samples
     g = coupling_g_samples(P, Q, N, seed=seed)[:N]
     return float(parts.Z * g.mean())
 
