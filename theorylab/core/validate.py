@@ -53,7 +53,16 @@ def _limit(name, what, value, *, integer=False):
                         f"{type(value).__name__}")
     if integer and isinstance(value, (numbers.Integral, np.integer)):
         return int(value)
+    if math.isnan(float(value)):
+        raise ValueError(f"checking {name}: {what} must be a real number or None; got nan")
     return float(value)
+
+
+def _flag(name, what, value) -> bool:
+    """An option of a validator that must be a bool (``low_open``, ``finite``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"checking {name}: {what} must be True or False; got {_fmt(value)}")
+    return bool(value)
 
 
 def check_real(name: str, value, *, low=None, high=None, low_open=False, high_open=False):
@@ -64,6 +73,7 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     """
     _check_name(name)
     low, high = _limit(name, "low", low), _limit(name, "high", high)
+    low_open, high_open = _flag(name, "low_open", low_open), _flag(name, "high_open", high_open)
     lo = "-inf" if low is None else repr(float(low))
     hi = "inf" if high is None else repr(float(high))
     interval = f"{'(' if low is None or low_open else '['}{lo}, {hi}{')' if high is None or high_open else ']'}"
@@ -154,6 +164,7 @@ def check_array(name: str, value, *, ndim=None, shape=None, dtype=float, finite=
     the dtype's range (never truncated or wrapped).
     """
     _check_name(name)
+    finite = _flag(name, "finite", finite)
     target = _as_dtype(name, dtype)
     if ndim is not None and (isinstance(ndim, bool) or not isinstance(ndim, (numbers.Integral, np.integer))):
         raise TypeError(f"checking {name}: ndim must be an integer or None; got {_fmt(ndim)}")
@@ -268,6 +279,8 @@ def check_budget(name: str, elements, *, max_elements=None, unit="elements", **f
     Returns ``elements`` as an int.
     """
     _check_name(name)
+    if not isinstance(unit, str):
+        raise TypeError(f"checking {name}: unit must be a str; got {_fmt(unit)}")
     cap = default_budget() if max_elements is None else check_int(f"max_elements (checking {name})", max_elements, low=0)
     if isinstance(elements, (float, np.floating)) and np.isfinite(elements) and float(elements).is_integer():
         elements = int(elements)
@@ -330,3 +343,85 @@ def require_bounded(name: str, values, bound: float, **context):
             f"{name} diverged: |value| = {float(np.abs(num[tuple(where)])):.3g} exceeds the bound {bound:.3g} "
             f"at index {where} (of shape {arr.shape})" + (f" with {ctx}" if ctx else ""))
     return arr
+
+
+def check_record(record, *, nonfinite=(), optional=()):
+    """Validate the fields of a result record (a dataclass) from their annotations; call it from
+    ``__post_init__``, so a record built by hand is checked like one a function returns.
+
+    ``float`` fields must be finite reals, ``int`` fields integers, ``bool`` fields bools, ``str``
+    fields strings, array fields (``np.ndarray``) numeric arrays (never strings) with finite entries,
+    ``list``/``tuple``/``dict`` fields of that type, and fields annotated with a class instances of it.
+    Fields in ``nonfinite`` may hold NaN/inf (documented, e.g. a moment that is infinite); fields in
+    ``optional`` may be None.  Array fields are stored as numpy arrays (their dtype kept).  Errors
+    name the field and the record: ``IsingModel: J must ...``.
+    """
+    import dataclasses
+    import typing
+
+    cls = type(record)
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation that cannot be evaluated: check by its text
+        hints = {}
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if value is None and f.name in optional:
+            continue
+        ann = hints.get(f.name, f.type)
+        text = ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))
+        try:
+            new = _check_field(f.name, value, ann, text, f.name not in nonfinite)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{cls.__name__}: {exc}") from None
+        if new is not value:
+            object.__setattr__(record, f.name, new)
+
+
+def _check_field(name, value, ann, text, finite):
+    import types
+    import typing
+
+    if typing.get_origin(ann) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(ann) if a is not type(None)]
+        if value is None and len(members) < len(typing.get_args(ann)):
+            return value
+        if len(members) == 1:
+            return _check_field(name, value, members[0], getattr(members[0], "__name__", ""), finite)
+        return value
+    if ann is float or text == "float":
+        if finite:
+            return check_real(name, value)
+        if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+            raise TypeError(f"{name} must be a real number; got {_fmt(value)} of type {type(value).__name__}")
+        return float(value)
+    if ann is int or text == "int":
+        return check_int(name, value)
+    if ann is bool or text == "bool":
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be a bool; got {_fmt(value)} of type {type(value).__name__}")
+        return bool(value)
+    if ann is str or text == "str":
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str; got {_fmt(value)} of type {type(value).__name__}")
+        return value
+    if ann is np.ndarray or text in ("ndarray", "np.ndarray"):
+        if value is None or isinstance(value, (str, bytes)):
+            raise TypeError(f"{name} must be a numeric array; got {_fmt(value)}")
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric array (a regular nesting); got {_fmt(value)}") from exc
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"{name} must be a numeric array; got {arr.dtype.name} data {_fmt(value)}")
+        if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must contain only finite values; got NaN or inf in an array of shape {arr.shape}")
+        return arr if arr is not value else value
+    if ann in (list, tuple, dict) or text in ("list", "tuple", "dict"):
+        want = ann if ann in (list, tuple, dict) else {"list": list, "tuple": tuple, "dict": dict}[text]
+        if not isinstance(value, want):
+            raise TypeError(f"{name} must be a {want.__name__}; got {_fmt(value)} of type {type(value).__name__}")
+        return value
+    if isinstance(ann, type) and ann.__module__.startswith("theorylab") and not isinstance(value, ann):
+        raise TypeError(f"{name} must be a {ann.__name__}; got {_fmt(value)} of type {type(value).__name__}")
+    return value

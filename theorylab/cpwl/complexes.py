@@ -27,6 +27,7 @@ import numpy as np
 from theorylab.core.validate import check_array, check_int
 
 from theorylab.core.exact import frac_matrix, primitive_int_row, rank, solve, to_fraction
+from theorylab.core.validate import check_record
 
 from ._checks import exact_matrix, exact_vector
 
@@ -50,6 +51,9 @@ class Wall:
     nu: tuple[int, ...]
     beta: int
     point: tuple[float, ...] = field(compare=False, default=())
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _chebyshev(A, b, eq_A=None, eq_b=None, cap=1.0):
@@ -247,13 +251,18 @@ class PolyhedralComplex:
                 return k
         raise ValueError(f"point {x.tolist()} lies in no cell of {self.name}")
 
+    def _cell_index(self, k) -> int:
+        return check_int("k", k, low=0, high=self.n_cells - 1)
+
     def contains_exact(self, k: int, x) -> bool:
-        A, b = self.cells[k]
+        A, b = self.cells[self._cell_index(k)]
+        x = exact_vector("x", x, length=self.n)
         return all(sum((Fraction(a) * xi for a, xi in zip(r, x)), Fraction(0)) <= beta for r, beta in zip(A, b))
 
     def rational_points(self, k: int):
         """n+1 affinely independent rational points of cell k (near its interior point)."""
         n = self.n
+        k = self._cell_index(k)
         A = np.asarray(self.cells[k][0], float)
         b = np.asarray(self.cells[k][1], float)
         x0 = self.interior[k]
@@ -326,6 +335,8 @@ def planar_fan(rays, *, name=None) -> PolyhedralComplex:
     ``rays`` (m, 2), m >= 3, no zero ray, no two in the same direction, and every angle
     between consecutive rays < pi (otherwise a "cone" would not be pointed).
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None; got {name!r}"[:200])
     R = _rays_exact(rays, dim=2)
     m = len(R)
     if m < 3:
@@ -382,6 +393,8 @@ def polytope_fan(rays, *, name=None) -> PolyhedralComplex:
     (the Tran & Wang check).  Raises ``ValueError`` for degenerate rays: the origin not in the
     interior, or a ray that is not a vertex of conv(rays) (it would span no cone).
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None; got {name!r}"[:200])
     from scipy.spatial import ConvexHull, QhullError
 
     R = _rays_exact(rays)

@@ -64,11 +64,11 @@ class CPWLFunction:
     @classmethod
     def from_ray_values(cls, fan: PolyhedralComplex, values):
         """A conewise linear function on a simplicial fan from its values at the rays."""
+        require_type("fan", fan, PolyhedralComplex, " with rays (planar_fan, simplicial_fan, ...)")
         rays = getattr(fan, "rays", None)
         if rays is None:
             raise ValueError(f"{fan.name} has no rays; use a fan from planar_fan or simplicial_fan")
-        vals = check_array("values", values, shape=(len(rays),), dtype=object if any(isinstance(v, Fraction) for v in values) else float)
-        vals = [to_fraction(v) for v in vals]
+        vals = exact_vector("values", values, length=len(rays))
         n = fan.n
         slopes = []
         for k in range(fan.n_cells):

@@ -28,6 +28,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
+from theorylab.cpwl._checks import exact_vector
+from theorylab.core.seeding import seed_sequence
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_array, check_int
 from theorylab.relu import ReLUNetwork, ceil_log, max_network
@@ -40,8 +42,8 @@ def _pieces(slopes, offsets):
     A = check_array("slopes", slopes, ndim=2, dtype=object)
     k, n = A.shape
     c = check_array("offsets", offsets, shape=(k,), dtype=object)
-    a = [tuple(Fraction(v) for v in row) for row in A]
-    cc = [Fraction(v) for v in c]
+    a = [tuple(exact_vector(f"slopes[{i}]", row)) for i, row in enumerate(A)]
+    cc = exact_vector("offsets", c)
     for i in range(k):
         for j in range(i):
             if a[i] == a[j]:
@@ -81,6 +83,8 @@ def _upper_hull_simplices(a, c, n, seed):
 def valuation_terms(slopes, offsets, *, seed=0):
     """(sign, F) with f = sum sign * max_{i in F} (a_i . x + c_i): the interior faces F of the
     triangulation, sign (-1)^(n - dim F) (see the module docstring)."""
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     a, c, n = _pieces(slopes, offsets)
     simplices = _upper_hull_simplices(a, c, n, seed)
     if not simplices:
@@ -162,6 +166,8 @@ def convex_cpwl_network(slopes, offsets, *, seed=0):
     -------
     (ReLUNetwork, info) with info = dict(terms, depth, width, n_neurons, k, n).
     """
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     a, c, n = _pieces(slopes, offsets)
     terms = valuation_terms(slopes, offsets, seed=seed)
     depth = max(1, ceil_log(2, n + 1))

@@ -30,11 +30,14 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from theorylab.core.seeding import seed_sequence
 from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_choice, check_int
 
 from . import _dd
 from theorylab.core.exact import ExactMatrix, dot, nullspace, primitive_int_row, rank, rref, to_fraction
+from theorylab.core.validate import check_record
+from ._checks import exact_vector
 from .complexes import PolyhedralComplex
 from .functions import CPWLFunction
 
@@ -98,7 +101,7 @@ class LambdaSpace:
 
     def contains(self, bends) -> bool:
         """bends in im(lambda): every cycle condition K bends = 0 holds (exact)."""
-        bends = [to_fraction(v) for v in bends]
+        bends = exact_vector("bends", bends, length=self.complex.n_walls)
         M = getattr(self, "_K_exact", None)
         if M is None:
             M = self._K_exact = ExactMatrix(self.K, n_cols=len(self.vec))
@@ -107,13 +110,14 @@ class LambdaSpace:
     def function_from_bends(self, bends, *, base=None) -> CPWLFunction:
         """The function with bends ``bends`` and affine map ``base=(a, c)`` on cell 0."""
         cx = self.complex
-        bends = [to_fraction(v) for v in bends]
-        if len(bends) != cx.n_walls:
-            raise ValueError(f"bends must have one entry per wall ({cx.n_walls}); got {len(bends)}")
+        bends = exact_vector("bends", bends, length=cx.n_walls)
         if not self.contains(bends):
             raise ValueError("bends are not realizable: they violate a balancing (cycle) condition of the complex")
         n = cx.n
-        a0, c0 = ([Fraction(0)] * n, Fraction(0)) if base is None else ([to_fraction(v) for v in base[0]], to_fraction(base[1]))
+        if base is not None and (not isinstance(base, (tuple, list)) or len(base) != 2):
+            raise TypeError(f"base must be None or a pair (a, c): a of length n = {n} and a number c; got {base!r}"[:300])
+        a0, c0 = ([Fraction(0)] * n, Fraction(0)) if base is None else (exact_vector("base[0] (a)", base[0], length=n),
+                                                                         exact_vector("base[1] (c)", [base[1]])[0])
         # (a_k, c_k) = (a_0, c_0) + sum_{(t, s) on the path 0 -> k} s lambda_t (nu_t, -beta_t): one
         # exact product P B of the signed path-incidence matrix P (cells x walls) with B = diag(lambda) V
         P = getattr(self, "_path_exact", None)
@@ -133,8 +137,8 @@ class LambdaSpace:
 
     def coordinates(self, bends) -> list[Fraction]:
         """y with L y = bends (bends must lie in im lambda)."""
-        bends = [to_fraction(v) for v in bends]
         W, d = len(self.L), self.d
+        bends = exact_vector("bends", bends, length=W)
         if d == 0:
             return []
         aug = [[Fraction(self.L[i][j]) for j in range(d)] + [bends[i]] for i in range(W)]
@@ -175,6 +179,9 @@ class Decomposition:
     y: tuple
     tight: frozenset
     counted_pieces: tuple | None = None
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @cached_property
     def g(self) -> CPWLFunction:
@@ -246,17 +253,18 @@ class DecompositionPolyhedron:
         M = getattr(self, "_L_exact", None)
         if M is None:
             M = self._L_exact = ExactMatrix(self.L, n_cols=self.d)
-        return M.matvec(y)
+        return M.matvec(exact_vector("y", y, length=self.d))
 
     def contains(self, y) -> bool:
-        y = [to_fraction(v) for v in y]
+        y = exact_vector("y", y, length=self.d)
         return all(v >= ui for v, ui in zip(self.bends_of(y), self.u))
 
     def tight_set(self, y) -> frozenset:
+        y = exact_vector("y", y, length=self.d)
         return frozenset(i for i, (v, ui) in enumerate(zip(self.bends_of(y), self.u)) if v == ui)
 
     def decomposition(self, y) -> Decomposition:
-        y = tuple(to_fraction(v) for v in y)
+        y = tuple(exact_vector("y", y, length=self.d))
         if not self.contains(y):
             raise ValueError(f"y = {[str(v) for v in y]} is not in D_P(f)")
         return Decomposition(self, y, self.tight_set(y))
@@ -325,7 +333,7 @@ class DecompositionPolyhedron:
 
     def vertices_lp(self, n_objectives=200, *, seed=0):
         """Reference: distinct optimal vertices of min c.y over D for random c = L^T w, w > 0."""
-        n_objectives = check_int("n_objectives", n_objectives, low=1)
+        n_objectives = check_int("n_objectives", n_objectives, low=1, high=10**5)  # one LP each: 10**5 is minutes
         rng = as_generator(seed)
         if self.d == 0:
             return [()]
@@ -460,8 +468,10 @@ class DecompositionPolyhedron:
         not certified minimal.  ``method="auto"``: exact below :data:`LP_CROSSOVER_WALLS` walls, where
         the LP search becomes faster (measured by ``theorylab bench cpwl_decomp``), lp from there.
         """
+        if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+            seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
         method = check_choice("method", method, ("exact", "lp", "auto"))
-        n_objectives = check_int("n_objectives", n_objectives, low=1)
+        n_objectives = check_int("n_objectives", n_objectives, low=1, high=10**5)
         if method == "auto":
             method = "exact" if self.n_walls < LP_CROSSOVER_WALLS else "lp"
         if method == "exact":
@@ -489,11 +499,15 @@ class DecompositionPolyhedron:
     def sample_points(self, n_samples, *, seed=0, on_faces=True, max_weight=4):
         """Random exact points of D: convex combinations of vertices plus ray multiples,
         half of them restricted to a random face (so that some constraints stay tight)."""
+        n_samples = check_int("n_samples", n_samples, low=1, high=10**6)
+        max_weight = check_int("max_weight", max_weight, low=1, high=10**6)
+        if not isinstance(on_faces, (bool, np.bool_)):
+            raise TypeError(f"on_faces must be True or False; got {on_faces!r}")
         rng = as_generator(seed)
         verts, rays = self.vrep()
         faces = self.faces() if on_faces else None
         out = []
-        for s in range(int(n_samples)):
+        for s in range(n_samples):
             if on_faces and s % 2 == 0 and len(faces):
                 row = faces.iloc[int(rng.integers(len(faces)))]
                 V, R = list(row["vertices"]), list(row["rays"])

@@ -149,8 +149,8 @@ def full_rank_bound(q, X, beta):
 def beta_for_error(eps, N, delta):
     """beta = log(2 (N - 1)/eps)/Delta: by the coarse bound, the full-rank head's error is then <= eps."""
     eps = check_real("eps", eps, low=0.0, high=1.0, low_open=True)
-    N = check_int("N", N, low=2)
-    delta = check_array("delta", np.atleast_1d(np.asarray(delta, dtype=float)) if not isinstance(delta, str)
+    N = check_int("N", N, low=2, high=10**12)
+    delta = check_array("delta", np.atleast_1d(check_array("delta", delta)) if not isinstance(delta, str)
                         else delta, ndim=1)
     if np.any(delta <= 0):
         raise ValueError(f"delta must be > 0 (ties have no nearest neighbour); got min {delta.min()!r}")
@@ -250,7 +250,11 @@ def pack_heads(Q, K, V):
 def unpack_heads(theta, H, d, r):
     """Inverse of :func:`pack_heads`."""
     H, d, r = check_int("H", H, low=1), check_int("d", d, low=1), check_int("r", r, low=1, high=d)
-    theta = check_array("theta", theta, shape=(2 * H * d * r + H * d * d,))
+    size = 2 * H * d * r + H * d * d
+    theta = check_array("theta", theta, ndim=1)
+    if theta.size != size:
+        raise ValueError(f"theta must have length 2 H d r + H d^2 = {size} for H={H}, d={d}, r={r}; got "
+                         f"{theta.size} (or H, d, r do not match theta)")
     n1 = H * d * r
     return (theta[:n1].reshape(H, d, r), theta[n1:2 * n1].reshape(H, d, r), theta[2 * n1:].reshape(H, d, d))
 

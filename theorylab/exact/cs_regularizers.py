@@ -77,8 +77,11 @@ def _as_rows(x):
 
 
 def _check_C(name, C, N, n=None):
-    """C: symmetric (N, N) (or (n, N, N), one per row/trial) for ``eig``; ignored otherwise."""
+    """C: symmetric (N, N) (or (n, N, N), one per row/trial) for ``eig``; for the other regularisers it is
+    ignored, but a C that is given is still checked (a wrong C is an error whatever the mode)."""
     if name != "eig":
+        if C is not None:
+            _check_C("eig", C, N, n)
         return _NO_C
     if C is None:
         raise ValueError("C must be given for the regulariser 'eig' (a symmetric (N, N) matrix); got None")

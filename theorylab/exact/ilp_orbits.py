@@ -98,7 +98,11 @@ def graph_colouring_ilp(edges=((0, 1), (1, 2)), n_vertices=3, n_colours=2):
     graph automorphisms preserving the vertex weights: none for distinct weights) remain."""
     V = check_int("n_vertices", n_vertices, low=1, high=64)
     k = check_int("n_colours", n_colours, low=1, high=64)
-    E = np.asarray(edges, dtype=np.int64).reshape(-1, 2) if len(edges) else np.zeros((0, 2), np.int64)
+    if isinstance(edges, (str, bytes)) or not hasattr(edges, "__len__"):
+        raise TypeError(f"edges must be a sequence of vertex pairs (i, j); got {edges!r}"[:200])
+    E = check_array("edges", edges, dtype=np.int64) if len(edges) else np.zeros((0, 2), np.int64)
+    if E.size and (E.ndim != 2 or E.shape[1] != 2):
+        raise ValueError(f"edges must be a sequence of vertex pairs (i, j), shape (m, 2); got shape {E.shape}")
     if E.size and (E.min() < 0 or E.max() >= V or np.any(E[:, 0] == E[:, 1])):
         raise ValueError(f"edges must be pairs of distinct vertices in [0, {V}); got {edges!r}")
     n = V * k

@@ -46,6 +46,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
 from theorylab.games import _kernels as K
+from theorylab.core.validate import check_record
 
 __all__ = ["METHODS", "FEEDBACKS", "DIAMETER", "Run", "random_payoff_games", "project_simplex",
            "project_simplex_numpy", "duality_gap", "gap_lp", "tangent_residual", "lipschitz_constant",
@@ -76,6 +77,9 @@ class Run:
     residual: np.ndarray
     regret: np.ndarray
     T_sigma: int
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 # --------------------------------------------------------------------------- validation helpers
@@ -229,7 +233,7 @@ def theorem41_bound(t, *, L: float, mu: float, T: int, D: float = DIAMETER, c: f
     17 c D^2 (6 ln(3(T + 1))/ln(1 + eta mu) + 1)(mu + (1 + eta L)/eta)/(t - 1), and the same with D."""
     p = theorem41_parameters(L, mu, T, c=c, eta=eta)
     D = check_real("D", D, low=0.0, low_open=True, high=1e12)
-    t = check_array("t", np.atleast_1d(np.asarray(t, dtype=float)), ndim=1)
+    t = check_array("t", np.atleast_1d(check_array("t", t)), ndim=1)
     if np.any(t < 2) or np.any(t > p["T"] + 1):
         raise ValueError(f"t must lie in [2, T + 1] = [2, {p['T'] + 1}]; got range [{t.min():g}, {t.max():g}]")
     return p["B_gap"] * D**2 / (t - 1), p["B_gap"] * D / (t - 1)
@@ -257,7 +261,9 @@ def _dyn_args(A, method, eta, mu, T_sigma, T, feedback, noise_std, x0, y0, recor
     mu = check_real("mu", mu, low=0.0, low_open=True, high=1e6)
     if eta_schedule == "constant":
         eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
-    noise_std = check_real("noise_std", noise_std, low=0.0, high=1e6) if feedback == "noisy" else 0.0
+    noise_std = check_real("noise_std", noise_std, low=0.0, high=1e6)  # checked even when feedback ignores it
+    c = check_real("c", c, low=1.0, high=1e6)  # (Theorem 4.1/4.3's constant; checked even when not used)
+    noise_std = noise_std if feedback == "noisy" else 0.0
     n_games, d1, d2 = A.shape
     x0 = np.full(d1, 1.0 / d1) if x0 is None else _simplex_point("x0", x0, d1)
     y0 = np.full(d2, 1.0 / d2) if y0 is None else _simplex_point("y0", y0, d2)
@@ -318,6 +324,8 @@ def run_dynamics(A, method: str = "gabp", *, eta: float = 0.05, mu: float = 1.0,
     ``eta_schedule="theorem43"``) T_sigma with constant c, rounded up.  ``record``: increasing times in
     [1, T + 1] (default all).  An eta outside Theorem 4.1's range (0, mu/(L + mu)^2) for a perturbed method
     gives a RuntimeWarning, and the run.  Jitted over runs (threads when ``parallel``)."""
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be True or False; got {parallel!r}")
     (A, code, eta, mu, T_sigma, T, mode, kappa, theta, noise_std, x0, y0, rec, L) = _dyn_args(
         A, method, eta, mu, T_sigma, T, feedback, noise_std, x0, y0, record, n_seeds, eta_schedule, c)
     n_runs = A.shape[0]

@@ -48,6 +48,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_finite)
 from theorylab.gp import priors
+from theorylab.core.validate import check_record
 
 __all__ = ["METHODS", "UCBUtility", "IBRResult", "BORun", "check_sizes", "n_profiles", "all_profiles",
            "profile_index", "one_hot", "hamming", "unilateral_deviations", "sample_gp_on_profiles", "ucb_utility",
@@ -217,6 +218,9 @@ class UCBUtility:
     alpha: np.ndarray           # (K_DD + noise I)^{-1} y
     E_data: np.ndarray          # one-hot features of the data (m, k_1 + ... + k_n)
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
+
     def _stats(self, H):
         """(mu, sigma) from the Hamming distances H (q, m) of q query profiles to the data."""
         Kq = self.variance * np.exp(-H / self.lengthscale**2)
@@ -298,6 +302,9 @@ class IBRResult:
     values: np.ndarray
     rounds: int
     converged: bool
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _start(utility, x0):
@@ -396,6 +403,9 @@ class BORun:
     f: np.ndarray
     simple_regret: np.ndarray
     rounds: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def run_bo(f, sizes, *, method="gameopt", T=50, n_init=5, beta=2.0, lengthscale=2.0, variance=1.0, noise=1e-4,

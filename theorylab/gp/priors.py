@@ -53,11 +53,13 @@ MAX_DATA = 5000
 MAX_DIM = 10**4
 
 
-def check_points(name, X, *, d=None) -> np.ndarray:
+def check_points(name, X, *, d=None, of=None) -> np.ndarray:
     """``X`` as a finite (n, d) float array with n >= 1 points; a 1-d array is read as n points in d = 1.
 
     ``d`` (if given) is the dimension the points must have.
     """
+    if of is not None and not isinstance(of, str):
+        raise TypeError(f"of must be None or the name (a str) of the input that fixes d; got {of!r}"[:200])
     A = check_array(name, X)
     if d is not None:
         d = check_int("d", d, low=1, high=MAX_DIM)
@@ -71,20 +73,23 @@ def check_points(name, X, *, d=None) -> np.ndarray:
     if A.shape[1] == 0 or A.shape[1] > MAX_DIM:
         raise ValueError(f"{name} must have a dimension d in [1, {MAX_DIM}]; got shape {A.shape}")
     if d is not None and A.shape[1] != d:
-        raise ValueError(f"{name} must have d = {d} columns (the dimension of the other inputs); got shape {A.shape}")
+        raise ValueError(f"{name} must have d = {d} columns (the dimension of {of or 'the other inputs'}); got shape {A.shape}")
     return A
 
 
-def check_lengthscale(lengthscale, d: int) -> np.ndarray:
+def check_lengthscale(lengthscale, d: int, of=None) -> np.ndarray:
     """The SE length scales as a (d,) array: a positive scalar (shared) or one positive value per coordinate,
     each in [1e-6, 1e6]."""
     d = check_int("d", d, low=1, high=MAX_DIM)
+    if of is not None and not isinstance(of, str):
+        raise TypeError(f"of must be None or the name (a str) of the input that fixes d; got {of!r}"[:200])
     if np.ndim(lengthscale) == 0 and not isinstance(lengthscale, (str, bytes)) and lengthscale is not None:
         ell = check_real("lengthscale", lengthscale, low=1e-6, high=1e6)
         return np.full(d, ell)
     ell = check_array("lengthscale", lengthscale, ndim=1)
     if ell.shape != (d,):
-        raise ValueError(f"lengthscale must be a positive scalar or a vector of length d = {d}; got shape {ell.shape}")
+        raise ValueError(f"lengthscale must be a positive scalar or a vector of length d = {d}"
+                         f"{f' (the dimension of {of})' if of else ''}; got shape {ell.shape}")
     if np.any(ell < 1e-6) or np.any(ell > 1e6):
         raise ValueError(f"lengthscale must lie in [1e-6, 1e6] in every coordinate; got values in "
                          f"[{ell.min():.3g}, {ell.max():.3g}]")
@@ -105,8 +110,8 @@ def _se(X, Y, ell, variance):
 def se_kernel(X, Y, *, lengthscale, variance=1.0) -> np.ndarray:
     """The squared-exponential Gram matrix k(X, Y) of (SE), shape (n, m), for X (n, d) and Y (m, d)."""
     X = check_points("X", X)
-    Y = check_points("Y", Y, d=X.shape[1])
-    ell = check_lengthscale(lengthscale, X.shape[1])
+    Y = check_points("Y", Y, d=X.shape[1], of="X")
+    ell = check_lengthscale(lengthscale, X.shape[1], of="X")
     v = _variance(variance)
     check_budget("the Gram matrix", X.shape[0] * Y.shape[0] * X.shape[1], n=X.shape[0], m=Y.shape[0], d=X.shape[1])
     return _se(X, Y, ell, v)
@@ -137,8 +142,8 @@ def gp_posterior(X_data, y_data, X_query, *, lengthscale, variance=1.0, noise=1e
     y = check_array("y_data", y_data, ndim=1)
     if y.shape != (m,):
         raise ValueError(f"y_data must have one value per row of X_data, shape ({m},); got shape {y.shape}")
-    Xq = check_points("X_query", X_query, d=d)
-    ell = check_lengthscale(lengthscale, d)
+    Xq = check_points("X_query", X_query, d=d, of="X_data")
+    ell = check_lengthscale(lengthscale, d, of="X_data")
     v = _variance(variance)
     s2 = check_real("noise", noise, low=0.0, high=1e12)
     q = Xq.shape[0]
@@ -161,7 +166,7 @@ def sample_gp_prior(X, *, lengthscale, variance=1.0, n_samples=1, seed=0) -> np.
     X = check_points("X", X)
     n, d = X.shape
     n = check_size("the number of points", n, budget=MAX_DATA)
-    ell = check_lengthscale(lengthscale, d)
+    ell = check_lengthscale(lengthscale, d, of="X")
     v = _variance(variance)
     n_samples = check_size("n_samples", n_samples, budget=10**6)
     check_budget("the prior draws", n_samples * n, n_samples=n_samples, n=n)

@@ -65,6 +65,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_real, check_size, require_finite)
 from theorylab.gp.priors import MAX_DATA, MAX_DIM, check_lengthscale, check_points
+from theorylab.core.validate import check_record
 
 __all__ = ["RULES", "SeparableSample", "Candidates", "PosteriorSample", "separable_prior_sample", "path_1d",
            "evaluate_prior", "critical_points_1d", "critical_points_grid_1d", "candidate_set", "full_factorial",
@@ -93,6 +94,9 @@ class SeparableSample:
     ub: np.ndarray
     lengthscale: np.ndarray
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
+
     @property
     def d(self) -> int:
         return self.omega.shape[0]
@@ -110,6 +114,9 @@ class Candidates:
     mono: list
     mixed: list
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
+
 
 @dataclass(frozen=True)
 class PosteriorSample:
@@ -120,6 +127,9 @@ class PosteriorSample:
     y_data: np.ndarray
     v: np.ndarray
     noise: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 # --------------------------------------------------------------------------- the prior sample
@@ -195,6 +205,8 @@ def _prior_and_grad(sample, X):
 
 def evaluate_prior(sample, X, *, grad=False):
     """f(X) of Eq. (1) at the rows of X (n, d); with ``grad=True`` also the (n, d) gradient."""
+    if not isinstance(grad, (bool, np.bool_)):
+        raise TypeError(f"grad must be True or False; got {grad!r}")
     _check_sample(sample)
     X = check_points("X", X, d=sample.d)
     check_budget("the feature-by-point matrix", X.shape[0] * sample.omega.shape[1] * sample.d, n=X.shape[0],
@@ -383,6 +395,8 @@ def _posterior_on_grid(post, axes):
 
 def evaluate_posterior(post, X, *, grad=False):
     """f_post(X) of Eq. (3) at the rows of X (n, d); with ``grad=True`` also the gradient."""
+    if not isinstance(grad, (bool, np.bool_)):
+        raise TypeError(f"grad must be True or False; got {grad!r}")
     if not isinstance(post, PosteriorSample):
         raise TypeError(f"post must be a PosteriorSample (from posterior_sample); got {type(post).__name__}")
     X = check_points("X", X, d=post.prior.d)

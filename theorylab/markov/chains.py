@@ -83,7 +83,7 @@ def rr_estimate(pr_gamma, pr_2gamma):
     return require_bounded("rr_estimate", out, np.finfo(float).max)
 
 
-def divergence_bound(problem: Problem, gamma: float, x0) -> float:
+def divergence_bound(problem: Problem, gamma: float, x0=None) -> float:
     """The bound |theta| <= B beyond which a chain counts as diverged (SimulationDiverged).
 
     For gamma < 1/L on a mu-strongly convex f the mean dynamics contract towards theta*, so a stable
@@ -127,11 +127,7 @@ def _check_x0(problem, x0):
     d = problem.dim
     if x0 is None:
         return problem.theta_star.copy()
-    try:
-        x0 = np.atleast_1d(np.asarray(x0, dtype=float))
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"x0 must be a float or an array of shape ({d},); got {x0!r}") from exc
-    x0 = check_array("x0", x0, shape=(d,))
+    x0 = check_array("x0", np.atleast_1d(check_array("x0", x0)), shape=(d,))  # refuses "0.5", not converted
     if np.max(np.abs(x0 - problem.theta_star)) > MAX_START:
         raise ValueError(f"x0 must be within {MAX_START:g} of theta* (so the divergence bound stays finite); "
                          f"got |x0 - theta*| = {np.max(np.abs(x0 - problem.theta_star)):.3g}")

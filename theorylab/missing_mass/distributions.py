@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from theorylab.core.seeding import seed_sequence
 from theorylab.core import as_generator, check_int
 
 from ._checks import MAX_S, check_str_choice
@@ -34,6 +35,8 @@ def make_distribution(name: str, S: int, *, seed=0) -> np.ndarray:
     -------
     numpy.ndarray of shape (S,), summing to 1.
     """
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     check_str_choice("name", name, DISTRIBUTIONS)
     S = check_int("S", S, low=1, high=MAX_S)
     i = np.arange(1, S + 1, dtype=float)

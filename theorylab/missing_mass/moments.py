@@ -179,7 +179,9 @@ def g_exact(p, m: int, k: int, w: int = 0):
     """
     q = _g_values(p)
     m = check_n("m", m, low=0, high=MAX_EXACT_N)
-    k = check_int("k", k, low=0, high=m)
+    k = check_int("k", k, low=0)
+    if k > m:
+        raise ValueError(f"k must be an integer in [0, {m}] (0 <= k <= m = {m}); got {k}")
     w = check_int("w", w, low=0, high=MAX_EXACT_N)
     return _g(q, m, k, w)
 

@@ -50,6 +50,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_real, check_size)
 from theorylab.multiobjective import _kernels_mgda as KR
+from theorylab.core.validate import check_record
 
 __all__ = ["MOProblem", "MGDARun", "logcosh_exp_problem", "quadratic_mo_problem", "custom_problem",
            "objective_values", "jacobian", "hessians", "smoothness_constants", "project_simplex",
@@ -83,6 +84,9 @@ class MOProblem:
     x0: np.ndarray
     name: str = ""
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
+
     @property
     def K(self) -> int:
         return self.A.shape[0]
@@ -105,6 +109,8 @@ def custom_problem(A, b, U=None, s=None, e=None, H=None, c=None, x0=None, *, nam
     """A problem from arrays: A (K, m, d) and b (K, m) the log-cosh terms (m may be 0), U (K, d), s (K,), e (K,)
     the exp terms (e >= 0; default off), H (K, d, d) symmetric positive semidefinite and c (K, d) the quadratic
     terms (default off), x0 (d,) the start (default 0).  K >= 2 objectives."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str; got {name!r}"[:200])
     A = check_array("A", A, ndim=3)
     K, m, d = A.shape
     if K < 2:
@@ -295,6 +301,8 @@ def project_simplex(v) -> np.ndarray:
 def min_norm_closed_form(g1, g2) -> np.ndarray:
     """K = 2: w* = (gamma, 1 - gamma), gamma = clip((g2 - g1) . g2 / ||g1 - g2||^2, 0, 1) (Desideri 2012)."""
     g1 = _bounded("g1", check_array("g1", g1, ndim=1), 1e100)
+    if g1.size == 0:
+        raise ValueError("g1 must be a non-empty gradient; got an empty array")
     g2 = _bounded("g2", check_array("g2", g2, shape=(g1.size,)), 1e100)
     diff = g1 - g2
     den = float(diff @ diff)
@@ -393,6 +401,9 @@ class MGDARun:
     ca: np.ndarray
     ca_dir: np.ndarray
     ps: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _step_warning(name, value, high):

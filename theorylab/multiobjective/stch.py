@@ -80,7 +80,7 @@ def _matrix(name, values):
 def _shift(F, ideal):
     if ideal is None:
         return F
-    z = check_array("ideal", np.atleast_1d(np.asarray(ideal, dtype=float)) if not isinstance(ideal, str) else ideal,
+    z = check_array("ideal", np.atleast_1d(check_array("ideal", ideal)) if not isinstance(ideal, str) else ideal,
                     shape=(F.shape[1],))
     if np.abs(z).max() > 1e150:
         raise ValueError(f"ideal must be within 1e150 of 0; got max |ideal| = {np.abs(z).max():.3g}")
@@ -260,6 +260,8 @@ def _data_matrix(name, A):
 
 def least_squares_problem(A, b, *, name: str = "least squares") -> SetProblem:
     """f_i(x) = (A[i] . x - b[i])^2, i = 1..m (problem.py's quadratic form); rows of A must be non-zero."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str; got {name!r}"[:200])
     A = _data_matrix("A", A)
     b = check_array("b", b, shape=(A.shape[0],))
     if np.abs(b).max() > 1e6:
@@ -272,6 +274,8 @@ def least_squares_problem(A, b, *, name: str = "least squares") -> SetProblem:
 
 def distance_problem(C, *, labels=None, name: str = "distance") -> SetProblem:
     """f_i(x) = ||x - C[i]||^2, i = 1..m; ``labels`` optional planted cluster ids (ints, one per row)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str; got {name!r}"[:200])
     C = _data_matrix("C", C)
     if labels is not None:
         labels = check_array("labels", labels, shape=(C.shape[0],), dtype=np.int64)

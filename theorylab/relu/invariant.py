@@ -46,6 +46,9 @@ def volume_invariant_table(*, n: int, widths, N: int, p: int, n_networks: int, s
     if not is_prime(p):
         raise ValueError(f"p must be a prime; got {p}")
     n_networks = check_int("n_networks", n_networks, low=1)
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__") or len(widths) == 0:
+        raise ValueError(f"widths must be a non-empty sequence of hidden widths (k >= 1 layers); got {widths!r}"[:200])
+    min_dim = check_int("min_dim", min_dim, low=0, high=n)
     k = len(widths)
     threshold = p ** k
     rows = []

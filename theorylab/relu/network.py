@@ -249,6 +249,9 @@ class ReLUNetwork:
         -------
         array (m, n_outputs) (or (n_outputs,) for a single point)
         """
+        for flag, value in (("exact", exact), ("allow_float", allow_float)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{flag} must be True or False; got {value!r}")
         single = np.ndim(X) == 1
         if not exact:
             Xf = check_array("X", X, dtype=float)

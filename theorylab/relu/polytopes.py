@@ -94,7 +94,10 @@ class Polytope:
 
     def scale(self, w: Fraction):
         """w * P for a rational w >= 0."""
-        w = Fraction(w)
+        if isinstance(w, bool) or not isinstance(w, (int, np.integer, Fraction, float, np.floating)) \
+                or (isinstance(w, (float, np.floating)) and not np.isfinite(w)):
+            raise TypeError(f"w must be a finite rational number >= 0; got {w!r} of type {type(w).__name__}")
+        w = Fraction(int(w)) if isinstance(w, np.integer) else Fraction(w)
         if w < 0:
             raise ValueError(f"w must be >= 0 to scale a polytope; got {w}")
         if w == 0:

@@ -35,12 +35,13 @@ def _alphas(alphas, *, positive=False):
     return a
 
 
-def _check_dense(L, n_alphas=1):
-    """The dense L x L eigen-decomposition: memory L^2, time ~ 10 L^3."""
-    L = check_int("L", L, low=1)
-    check_memory("the L x L drift matrix", float(L) * L, L=L)
-    check_memory("the alphas x L table", float(n_alphas) * L, L=L, n_alphas=n_alphas)
-    check_work("the eigen-decomposition of the L x L drift matrix", 10.0 * float(L) ** 3 + float(n_alphas) * L * L, L=L)
+def _check_dense(L, n_alphas=1, name="L"):
+    """The dense L x L eigen-decomposition: memory L^2, time ~ 10 L^3 (``name``: the argument that sets L)."""
+    L = check_int(name, L, low=1)
+    check_memory(f"the {name} x {name} drift matrix", float(L) * L, **{name: L})
+    check_memory(f"the alphas x {name} table", float(n_alphas) * L, **{name: L}, n_alphas=n_alphas)
+    check_work(f"the eigen-decomposition of the {name} x {name} drift matrix",
+               10.0 * float(L) ** 3 + float(n_alphas) * L * L, **{name: L})
     return L
 
 
@@ -137,7 +138,7 @@ def finite_n_rate(*, N, L, beta, eta):
     G_N.  As N -> infinity this is the ODE rate :func:`late_time_rate`; for L = 1 it is
     eta(2 - eta) - 2 eta^2/N + O(N^-1).
     """
-    N = check_int("N", N, low=1)
+    N = check_int("N", N, low=1, high=10**12)  # (a model size; beyond it the formulas lose precision)
     L = _check_dense(L)
     lam = eigenvalues(L, beta)
     eta = check_eta(eta, "linear")
@@ -163,7 +164,7 @@ def linear_eps_finite_n(alphas, *, N, L, beta, eta, D0=None):
     :func:`theorylab.scaling.simulate_sgd`.  Its N -> infinity limit is :func:`linear_eps`.
     """
     alphas = _alphas(alphas)
-    N = _check_dense(check_int("N", N, low=1), alphas.size)
+    N = _check_dense(check_int("N", N, low=1), alphas.size, name="N")
     L = check_int("L", L, low=1, high=N)
     if N % L:
         raise ValueError(f"L must divide N (each of the L eigenvalues has multiplicity N/L); got N={N}, L={L}")
@@ -193,7 +194,8 @@ def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
         eps_inf = eps_untrained / (1 - (a/2) sum_{k <= n_trained} lambda_k / (1 - a lambda_k)),  a = eta/N;
     it differs from the ODE value where eta lambda_k / N is not small (top modes when L = N).
     """
-    N = check_int("N", N, low=1)
+    N = check_int("N", N, low=1, high=10**12)  # (a model size; beyond it the formulas lose precision)
+    check_memory("the N eigenvalues", float(N), N=N)
     lam = eigenvalues(N, beta)
     eta = check_eta(eta, "linear")
     D0 = _check_D0(D0, N)

@@ -49,7 +49,8 @@ def check_budget(*, n_paths, n_steps, dim, n_rec):
     out = int(n_paths) * int(n_rec) * int(dim)
     if out > MAX_OUTPUT:
         raise ValueError(f"n_paths * n_records * dim = {n_paths} * {n_rec} * {dim} = {out:.3g} floats exceeds the "
-                         f"output budget {MAX_OUTPUT:.0e}; use fewer paths or a larger record_every")
+                         f"output budget {MAX_OUTPUT:.0e} (n_records grows with n_steps / record_every); use fewer n_paths, "
+                         "fewer n_steps or a larger record_every")
     work = int(n_paths) * int(n_steps) * int(dim)
     if work > MAX_WORK:
         raise ValueError(f"n_paths * n_steps * dim = {n_paths} * {n_steps} * {dim} = {work:.3g} exceeds the work "
@@ -126,7 +127,7 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
     t_end, dt, n = _steps(t_end, dt)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n)
-    params = check_array("params", np.atleast_1d(np.asarray(params, dtype=float)) if np.size(params) else
+    params = check_array("params", np.atleast_1d(check_array("params", params)) if np.size(params) else
                          np.zeros(1), ndim=1)
     bound = BOUND_FACTOR * max(1.0, float(np.abs(y0).max())) if bound is None else check_positive("bound", bound)
     check_budget(n_paths=n_paths, n_steps=n, dim=y0.size, n_rec=n // record_every + 1)
@@ -215,7 +216,8 @@ def gbm_exact(x0, mu, sigma, t, w):
     w = w.reshape(shape) if shape is not None else w
     with np.errstate(over="ignore", invalid="ignore"):
         out = x0 * np.exp((mu - 0.5 * sigma ** 2) * t + sigma * w)
-    return _finite_result("gbm_exact", out, x0=x0, mu=mu, sigma=sigma, t_max=float(np.max(t, initial=0)))
+    return _finite_result("gbm_exact", out, x0=x0, mu=mu, sigma=sigma, t_max=float(np.max(t, initial=0)),
+                          w=float(np.max(np.abs(w), initial=0)))  # w: its largest |entry|
 
 
 def ou_moments(x0, theta, mu, sigma, t):
@@ -253,7 +255,7 @@ def coupled_terminal(model, x0, *, t_end, n_fine, factors, n_paths=1000, seed=0,
     code, p = _model_params(model, params)
     x0 = check_real("x0", x0)
     t_end = check_positive("t_end", t_end)
-    n_fine = check_int("n_fine", n_fine, low=1)
+    n_fine = check_int("n_fine", n_fine, low=1, high=10**12)  # (the work budget below is the real limit)
     factors = check_array("factors", factors, ndim=1)
     if not np.all(factors == np.round(factors)) or np.any(np.abs(factors) > n_fine):
         raise ValueError(f"factors must be positive integers dividing n_fine={n_fine}; got {factors.tolist()[:8]}")

@@ -28,6 +28,7 @@ from theorylab.core import as_generator, check_array, check_choice, check_int, c
 
 from . import _kernels as K
 from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
+from theorylab.core.validate import check_budget as check_elements
 from .optimizers import NOISES, NU_MIN, OPTIMIZERS, Run
 
 
@@ -52,9 +53,10 @@ class MLPRegression:
     def teacher(cls, *, n=32, p=2, m=4, label_noise=0.1, seed=0):
         """Data ``x_k ~ N(0, I_p)``, ``y_k = u(x_k; w_teacher) + label_noise * N(0, 1)`` with a
         random teacher of width ``m`` (weights N(0, 1)); the student has the same width."""
-        n = check_int("n", n, low=1)
-        p = check_int("p", p, low=1)
-        m = check_int("m", m, low=1)
+        n = check_int("n", n, low=1, high=10**6)
+        p = check_int("p", p, low=1, high=10**4)
+        m = check_int("m", m, low=1, high=10**4)
+        check_elements("the teacher's data and weights (n * p + m * p)", n * p + m * p, n=n, p=p, m=m)
         label_noise = check_real("label_noise", label_noise, low=0)
         rng = as_generator(seed)
         X = rng.standard_normal((n, p))
@@ -95,17 +97,25 @@ class MLPRegression:
 
     def predict(self, w):
         """Network outputs ``(n_paths, n)`` for parameters ``w`` of shape ``(n_paths, D)``."""
-        return self._forward(np.atleast_2d(w))[2]
+        return self._forward(self._weights(w))[2]
+
+    def _weights(self, w):
+        w = np.atleast_2d(check_array("w", w))
+        if w.ndim != 2 or w.shape[1] != self.D:
+            raise ValueError(f"w must have shape (n_paths, D) or (D,) with D = {self.D}; got shape {w.shape}")
+        return w
 
     def loss(self, w):
         """``f(w)`` for ``w`` of shape ``(..., D)``."""
-        w = np.asarray(w, dtype=float)
+        w = check_array("w", w)
+        if w.ndim == 0 or w.shape[-1] != self.D:
+            raise ValueError(f"w must have shape (..., D) with D = {self.D}; got shape {w.shape}")
         r = self.predict(w.reshape(-1, self.D)) - self.y
         return (0.5 * np.mean(r * r, axis=1)).reshape(w.shape[:-1])
 
     def grad(self, w):
         """``grad f(w)`` by backpropagation, shape ``(n_paths, D)`` for ``w`` of shape ``(n_paths, D)``."""
-        w = np.atleast_2d(np.asarray(w, dtype=float))
+        w = self._weights(w)
         h, a, u = self._forward(w)
         du = (u - self.y) / self.n                            # d f / d u_k
         dz = du[:, :, None] * a[:, None, :] * (1.0 - h * h)   # d f / d (W x_k + b)
@@ -122,9 +132,9 @@ def _check(optimizer, mlp, w0, eta, sigma, noise, nu, beta1, beta2, eps, theta):
     eta = check_positive("eta", eta)
     sigma = check_positive("sigma", sigma)
     noise = check_choice("noise", noise, NOISES)
-    if noise == "student_t":
-        if nu is None:
-            raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if noise == "student_t" and nu is None:
+        raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if nu is not None:  # checked even when Gaussian noise ignores it
         nu = check_real("nu", nu, low=NU_MIN)
     beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
     beta2 = check_real("beta2", beta2, low=0, high=1, high_open=True)
@@ -218,7 +228,7 @@ def run_mlp_coupled(optimizer, mlp, w0, *, eta, sigma, n_steps, n_sub=4, n_paths
     optimizer = check_choice("optimizer", optimizer, ("sgd", "signsgd"))
     optimizer, w0, eta, sigma, *_ = _check(optimizer, mlp, w0, eta, sigma, "gaussian", None, 0.9, 0.999, 0.0, 0.0)
     n_steps = check_int("n_steps", n_steps, low=1)
-    n_sub = check_int("n_sub", n_sub, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1, high=10**6)
     n_paths = check_int("n_paths", n_paths, low=2)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     check_budget(n_paths=n_paths, n_steps=n_steps * (n_sub + 1), dim=mlp.D * mlp.n, n_rec=2 * (n_steps // record_every + 1))

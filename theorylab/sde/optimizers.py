@@ -26,7 +26,9 @@ from scipy import special, stats
 
 from theorylab.core import (SimulationDiverged, check_array, check_choice, check_int, check_positive, check_real,
                             spawn_seeds)
+from theorylab.core.seeding import as_generator
 from theorylab.core.validate import require_finite
+from theorylab.core.validate import check_record
 
 from . import _kernels as K
 from .engine import BOUND_FACTOR, check_budget, raise_if_diverged
@@ -41,6 +43,14 @@ _TABLES: dict = {}
 #: 2 Gamma(nu/2) >= (2^-53)^(2/nu) stays above the double range's underflow (1e-308), so a
 #: draw is always finite (|t| < 1e70).
 NU_MIN = 0.25
+
+
+def _eigenvalues(h):
+    h = check_array("h", np.atleast_1d(check_array("h", h)), ndim=1)
+    if h.size == 0 or np.any(h <= 0) or h.size > 10**4:
+        raise ValueError(f"h must hold between 1 and 10**4 positive eigenvalues; got {h.size} values"
+                         + (f", min {h.min():.3g}" if h.size else ""))
+    return h
 
 
 @dataclass(frozen=True)
@@ -63,14 +73,13 @@ class Quadratic:
     @classmethod
     def diagonal(cls, h):
         """Diagonal Hessian ``diag(h)``."""
-        h = check_array("h", np.atleast_1d(h), ndim=1)
-        return cls(np.diag(h))
+        return cls(np.diag(_eigenvalues(h)))
 
     @classmethod
     def rotated(cls, h, *, seed=0):
         """Non-diagonal Hessian ``Q diag(h) Q^T`` with a random orthogonal ``Q``."""
-        h = check_array("h", np.atleast_1d(h), ndim=1)
-        q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((h.size, h.size)))
+        h = _eigenvalues(h)
+        q, r = np.linalg.qr(as_generator(seed).standard_normal((h.size, h.size)))
         q = q * np.sign(np.diag(r))
         H = (q * h) @ q.T
         return cls(0.5 * (H + H.T))
@@ -96,12 +105,18 @@ class Quadratic:
     def L(self) -> float:
         return float(np.linalg.eigvalsh(self.H)[-1])
 
+    def _point(self, x):
+        x = check_array("x", x)
+        if x.ndim == 0 or x.shape[-1] != self.d:
+            raise ValueError(f"x must have shape (..., d) with d = {self.d}; got shape {x.shape}")
+        return x
+
     def loss(self, x):
-        x = np.asarray(x, dtype=float)
+        x = self._point(x)
         return 0.5 * np.einsum("...i,ij,...j->...", x, self.H, x)
 
     def grad(self, x):
-        return np.asarray(x, dtype=float) @ self.H
+        return self._point(x) @ self.H
 
 
 @dataclass
@@ -112,6 +127,9 @@ class Run:
     step: np.ndarray
     loss: np.ndarray
     info: dict = field(default_factory=dict)
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     def mean(self):
         """Mean loss over paths at each recorded time."""
@@ -130,20 +148,26 @@ def sign_mean(y, *, noise="gaussian", nu=None):
     Gaussian: ``erf(y / sqrt 2)`` (Cor. 3.3); Student-t(nu): ``2 F_nu(y) - 1``.
     """
     noise = check_choice("noise", noise, NOISES)
-    y = np.asarray(y, dtype=float)
+    y = check_array("y", y, finite=False).reshape(np.shape(y))  # +-inf allowed (S = +-1); strings refused
+    if np.any(np.isnan(y)):
+        raise ValueError("y must not contain NaN")
+    if nu is not None:  # checked even when Gaussian noise ignores it
+        nu = check_positive("nu", nu)
     if noise == "gaussian":
         return special.erf(y / np.sqrt(2.0))
     nu = check_positive("nu", nu)
     return 2.0 * stats.t.cdf(y, nu) - 1.0
 
 
-def sign_mean_table(noise, nu, n=_TABLE_SIZE):
+def sign_mean_table(noise, nu=None, n=_TABLE_SIZE):
     """The kernel's lookup table of ``S(tan u)`` on a uniform grid of ``u`` in [-pi/2, pi/2]."""
     noise = check_choice("noise", noise, NOISES)
     if noise == "student_t":
         if nu is None:
             raise ValueError("nu must be given for noise='student_t' (degrees of freedom >= 0.25); got None")
         nu = check_real("nu", nu, low=NU_MIN)
+    elif nu is not None:  # ignored by Gaussian noise, but checked
+        check_real("nu", nu, low=NU_MIN)
     n = check_int("n", n, low=3, high=10 ** 7)
     key = (noise, None if nu is None else float(nu), n)
     if key not in _TABLES:
@@ -159,21 +183,23 @@ def _check_common(optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1,
     if not isinstance(quadratic, Quadratic):
         raise TypeError(f"quadratic must be a theorylab.sde.Quadratic; got {type(quadratic).__name__}")
     d = quadratic.d
-    x0 = check_array("x0", np.broadcast_to(np.asarray(x0, dtype=float), (d,)) if np.ndim(x0) == 0 else x0,
-                     shape=(d,))
+    scalar_x0 = np.ndim(x0) == 0
+    x0 = check_array("x0", x0)  # refuses "0.5" (never converted); a scalar comes back as shape (1,)
+    x0 = check_array("x0", np.full(d, x0[0]) if scalar_x0 else x0, shape=(d,))
     eta = check_positive("eta", eta)
-    sig = np.asarray(sigma, dtype=float)
-    if sig.ndim == 0:
-        sig = np.full(d, float(check_positive("sigma", float(sig))))
+    scalar_sigma = np.ndim(sigma) == 0
+    sig = check_array("sigma", sigma)
+    if scalar_sigma:
+        sig = np.full(d, check_positive("sigma", float(sig[0])))
     sig = check_array("sigma", sig, shape=(d,))
     if np.any(sig <= 0):
         raise ValueError(f"sigma must be positive in every coordinate; got minimum {sig.min():.3g}")
     noise = check_choice("noise", noise, NOISES)
-    if noise == "student_t":
-        if nu is None:
-            raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if noise == "student_t" and nu is None:
+        raise ValueError("nu must be given for noise='student_t' (degrees of freedom > 0); got None")
+    if nu is not None:  # checked even when Gaussian noise ignores it: a bad nu is an error in any mode
         nu = check_real("nu", nu, low=NU_MIN)
-    else:
+    if noise != "student_t":
         nu = 1.0
     batch = check_real("batch", batch, low=0, low_open=True)
     beta1 = check_real("beta1", beta1, low=0, high=1, high_open=True)
@@ -190,8 +216,9 @@ def _v0(v0, quadratic, x0, s, noise, nu):
     if v0 is None:
         var = s ** 2 * (nu / (nu - 2) if noise == "student_t" and nu > 2 else 1.0)
         return np.ascontiguousarray(quadratic.grad(x0) ** 2 + var)
-    v0 = np.asarray(v0, dtype=float)
-    v0 = np.full(quadratic.d, float(v0)) if v0.ndim == 0 else v0
+    scalar = np.ndim(v0) == 0
+    v0 = check_array("v0", v0)  # refuses strings (never converted)
+    v0 = np.full(quadratic.d, float(v0[0])) if scalar else v0
     v0 = check_array("v0", v0, shape=(quadratic.d,))
     if np.any(v0 < 0):
         raise ValueError(f"v0 must be non-negative; got minimum {v0.min():.3g}")
@@ -324,10 +351,12 @@ def run_sde(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=1, n_paths=1
     Run
         ``loss`` (n_paths, n_rec); with ``return_states`` the full state is in ``info["states"]``.
     """
+    if not isinstance(return_states, (bool, np.bool_)):
+        raise TypeError(f"return_states must be True or False; got {return_states!r}")
     optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
         optimizer, quadratic, x0, eta, sigma, noise, nu, batch, beta1, beta2, eps, theta)
     n_steps = check_int("n_steps", n_steps, low=1)
-    n_sub = check_int("n_sub", n_sub, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1, high=10**6)
     n_paths = check_int("n_paths", n_paths, low=1)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     dim = {"sgd": 1, "signsgd": 1, "rmspropw": 2, "adamw": 3}[optimizer] * d
@@ -367,7 +396,7 @@ def run_coupled(optimizer, quadratic, x0, *, eta, sigma, n_steps, n_sub=4, n_pat
     optimizer, d, x0, eta, s, noise, nu, beta1, beta2, eps, theta = _check_common(
         optimizer, quadratic, x0, eta, sigma, "gaussian", None, batch, beta1, beta2, eps, theta)
     n_steps = check_int("n_steps", n_steps, low=1)
-    n_sub = check_int("n_sub", n_sub, low=1)
+    n_sub = check_int("n_sub", n_sub, low=1, high=10**6)
     n_paths = check_int("n_paths", n_paths, low=2)
     record_every = check_int("record_every", record_every, low=1, high=n_steps)
     check_budget(n_paths=n_paths, n_steps=n_steps * (n_sub + 1), dim=3 * d, n_rec=2 * (n_steps // record_every + 1))

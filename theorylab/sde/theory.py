@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from theorylab.core import check_array, check_positive, check_real
+from theorylab.core import check_array, check_choice, check_positive, check_real
 
 SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 
 
 def _pos_array(name, x):
-    a = np.atleast_1d(np.asarray(x, dtype=float))
+    a = np.atleast_1d(check_array(name, x))  # refuses strings (never converted)
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(f"{name} must be positive and finite; got {a.tolist()[:5]}")
     return a
@@ -41,6 +41,9 @@ def signsgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     """
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
+    noise = check_choice("noise", noise, ("gaussian", "student_t"))
+    if nu is not None:  # checked even when Gaussian noise ignores it
+        check_positive("nu", nu)
     c = 1 / np.sqrt(2 * np.pi) if noise == "gaussian" else t_density_at_zero(nu)
     return float(eta * s.sum() / (8 * c))
 
@@ -53,6 +56,9 @@ def sgd_stationary_loss(sigma, *, eta, noise="gaussian", nu=None):
     """
     eta = check_positive("eta", eta)
     s = _pos_array("sigma", sigma)
+    noise = check_choice("noise", noise, ("gaussian", "student_t"))
+    if nu is not None:  # checked even when Gaussian noise ignores it
+        check_positive("nu", nu)
     if noise == "gaussian":
         var = s ** 2
     else:

@@ -52,6 +52,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_int, check_real,
                                      check_size)
 from theorylab.stochastic import _kernels_disk as K
+from theorylab.core.validate import check_record
 
 __all__ = ["Quadratic", "make_quadratic", "disk_coefficients", "run_disk", "run_disk_numpy", "trace_disk",
            "filter_residual", "noise_variance", "error_variance_factor", "lyapunov_gradnorm", "gradnorm_ratio",
@@ -120,13 +121,24 @@ class Quadratic:
         """Whether every sample has the same Hessian (the exact-filter case)."""
         return bool(np.all(self.hess == self.hess[0]))
 
+    def _point(self, x) -> np.ndarray:
+        x = check_array("x", x)
+        if x.ndim == 0 or x.shape[-1] != self.d:
+            raise ValueError(f"x must be an array of shape (..., d) with d = {self.d}; got shape {x.shape}")
+        return x
+
     def grad(self, x) -> np.ndarray:
         """grad f(x) (x of shape (..., d))."""
-        return self.hbar * np.asarray(x, dtype=float) - self.m
+        return self.hbar * self._point(x) - self.m
 
     def per_sample_grads(self, x, idx) -> np.ndarray:
         """grad f(x; i) for i in idx: shape idx.shape + (d,)."""
-        return self.hess[idx] * (np.asarray(x, dtype=float) - self.centres[idx])
+        x = self._point(x)
+        idx = check_array("idx", idx, dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n):
+            raise ValueError(f"idx must hold sample indices in [0, n) with n = {self.n}; got values in "
+                             f"[{idx.min()}, {idx.max()}]")
+        return self.hess[idx] * (x - self.centres[idx])
 
 
 def _numeric(value) -> bool:
@@ -194,7 +206,7 @@ def _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected=True):
 def _x0(problem, x0):
     if x0 is None:
         return problem.x_star.copy()
-    x0 = check_array("x0", np.atleast_1d(np.asarray(x0, dtype=float)) if _numeric(x0) else x0,
+    x0 = check_array("x0", np.atleast_1d(check_array("x0", x0)) if _numeric(x0) else x0,
                      shape=(problem.d,))
     if np.abs(x0).max() > 1e8:
         raise ValueError(f"x0 must lie within 1e8 of 0; got max |x0| = {np.abs(x0).max():.3g}")
@@ -216,6 +228,10 @@ class DiskRun:
     gamma: float
     c: float
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        # the windowed means may overflow: _finish turns that into SimulationDiverged, so they are not checked here
+        check_record(self, nonfinite=("err2", "grad2", "gap"))
+
 
 def _finish(run: DiskRun, what: str) -> DiskRun:
     for name in ("err2", "grad2", "gap"):
@@ -228,7 +244,7 @@ def _finish(run: DiskRun, what: str) -> DiskRun:
 
 def _sizes(n_steps, record_every, n_runs, B, d, max_work, what):
     n_steps = check_size("n_steps", n_steps)
-    record_every = check_int("record_every", record_every, low=1)
+    record_every = check_int("record_every", record_every, low=1, high=n_steps)
     n_runs = check_size("n_runs", n_runs)
     check_budget(f"{what} work", n_runs * n_steps * B * d, max_elements=max_work, unit="per-sample coordinates",
                  n_runs=n_runs, n_steps=n_steps, B=B, d=d)
@@ -243,6 +259,8 @@ def run_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta:
     seeds from ``seed``: run r does not depend on n_runs or threads).  x0 defaults to the minimiser.
     ``corrected=False``: the control without DiSK's Hessian correction (c = 0: a plain EMA of the privatised
     gradients, g_t = (1 - kappa) g_{t-1} + kappa gt_t)."""
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be True or False; got {parallel!r}")
     kappa, gamma, c, eta, C, sigma, B = _method_args(problem, kappa, gamma, eta, C, sigma, B, corrected)
     x0 = _x0(problem, x0)
     n_steps, record_every, n_runs, nK = _sizes(n_steps, record_every, n_runs, B, problem.d, MAX_WORK, "run_disk")
@@ -311,6 +329,9 @@ class DiskTrace:
     kappa: float
     gamma: float
     c: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def trace_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0, C: float = 100.0,
@@ -390,12 +411,13 @@ def lyapunov_gradnorm(lam, q, *, eta: float = 1.0, kappa: float = 0.7) -> np.nda
     b = (-eta kappa, kappa); P = A P A^T + q b b^T is solved by scipy.linalg.solve_discrete_lyapunov."""
     from scipy.linalg import solve_discrete_lyapunov
 
-    lam = check_array("lam", np.atleast_1d(np.asarray(lam, dtype=float)) if _numeric(lam) else lam, ndim=1)
-    q = check_array("q", np.atleast_1d(np.asarray(q, dtype=float)) if _numeric(q) else q, shape=lam.shape)
+    lam = check_array("lam", np.atleast_1d(check_array("lam", lam)) if _numeric(lam) else lam, ndim=1)
+    q = check_array("q", np.atleast_1d(check_array("q", q)) if _numeric(q) else q, shape=lam.shape)
     check_size("lam (its length)", lam.size, budget=MAX_DIM)
-    if np.any(lam <= 0) or np.any(q < 0) or lam.max(initial=0) > 1e8 or q.max(initial=0) > 1e12:
-        raise ValueError("lam must be in (0, 1e8] and q in [0, 1e12]; got "
-                         f"lam in [{lam.min(initial=0)!r}, {lam.max(initial=0)!r}], q min {q.min(initial=0)!r}")
+    if np.any(lam <= 0) or lam.max(initial=0) > 1e8:
+        raise ValueError(f"lam must be in (0, 1e8]; got lam in [{lam.min(initial=0)!r}, {lam.max(initial=0)!r}]")
+    if np.any(q < 0) or q.max(initial=0) > 1e12:
+        raise ValueError(f"q must be in [0, 1e12]; got q in [{q.min(initial=0)!r}, {q.max(initial=0)!r}]")
     eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
     kappa = check_real("kappa", kappa, low=0.0, low_open=True, high=1.0)
     if eta * lam.max() >= 2:

@@ -39,6 +39,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (SimulationDiverged, check_array, check_budget, check_choice, check_int,
                                      check_positive, check_real, check_size)
 from theorylab.stochastic import _kernels_dro as K
+from theorylab.core.validate import check_record
 
 __all__ = ["LOSSES", "METHODS", "DROTrace", "make_instance", "dual_objective", "primal_value", "loss_constants",
            "block_derivatives", "theorem_parameters", "dsgdc", "dsgdc_numpy", "dspider", "gradient_complexity"]
@@ -207,6 +208,19 @@ class DROTrace:
     grad_evals: np.ndarray
     record_every: int
     params: dict
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self, nonfinite=("gnorm", "x", "eta"))  # NaN after a run stopped, finite before
+        n_rec = np.asarray(self.n_records)
+        for name in ("gnorm", "x", "eta"):
+            arr = getattr(self, name)
+            if arr.ndim < 2 or n_rec.shape != arr.shape[:1] or np.any(n_rec < 0) or np.any(n_rec > arr.shape[1]):
+                raise ValueError(f"DROTrace: {name} must have shape (runs, K, ...) with n_records in [0, K] per run; "
+                                 f"got {name} of shape {arr.shape} and n_records of shape {n_rec.shape}")
+            for r in range(arr.shape[0]):
+                if not np.all(np.isfinite(arr[r, :n_rec[r]])):
+                    raise ValueError(f"DROTrace: {name} must be finite in the first n_records entries of each run; "
+                                     f"run {r} is not")
 
 
 def theorem_parameters(eps, method="dsgdc", *, g0=2.0, b0=2.0, c0=2.0, B0=4.0, B2_0=4.0, q0=1.0):

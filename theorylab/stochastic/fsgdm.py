@@ -85,7 +85,7 @@ def _u_v(u, v):
 def transfer_power(omega, u: float, v: float = 1.0) -> np.ndarray:
     """|H(e^{i omega})|^2 = v^2 / (1 - 2 u cos omega + u^2) of m_t = u m_{t-1} + v g_t [derived]."""
     u, v = _u_v(u, v)
-    omega = check_array("omega", np.atleast_1d(np.asarray(omega, dtype=float)), ndim=1)
+    omega = check_array("omega", np.atleast_1d(check_array("omega", omega)), ndim=1)
     return v * v / (1.0 - 2.0 * u * np.cos(omega) + u * u)
 
 
@@ -170,7 +170,7 @@ def _quad_args(lam, theta0, lr, noise, wd, sigma, n_stages, c, v, method, u_fixe
         raise ValueError("lam must be a non-empty 1-d array of positive eigenvalues; got "
                          f"{'an empty array' if lam.size == 0 else f'min {lam.min()!r}'}")
     check_size("lam (its length d)", lam.size, budget=10**6)
-    theta0 = check_array("theta0", np.atleast_1d(np.asarray(theta0, dtype=float)), shape=lam.shape)
+    theta0 = check_array("theta0", np.atleast_1d(check_array("theta0", theta0)), shape=lam.shape)
     if np.abs(theta0).max() > 1e100:
         raise ValueError(f"theta0 must be within 1e100 of 0; got max |theta0| = {np.abs(theta0).max():.3g}")
     lr = check_real("lr", lr, low=0.0, low_open=True, high=1e3)
@@ -186,7 +186,8 @@ def _quad_args(lam, theta0, lr, noise, wd, sigma, n_stages, c, v, method, u_fixe
 
 def _finish(curve, what):
     if not np.all(np.isfinite(curve)) or curve.max() > 1e150:
-        raise SimulationDiverged(f"{what}: the loss overflowed (the step size lr is too large for this filter; "
+        raise SimulationDiverged(f"{what}: the loss overflowed (the effective step lr * v / (1 - u) is too large for "
+                                 "lam + wd, or the noise too large; "
                                  f"max loss {np.nanmax(np.where(np.isfinite(curve), curve, np.nan)):.3g})")
     return curve
 
@@ -201,6 +202,8 @@ def run_momentum_quadratic(lam, theta0, *, lr: float = 0.02, noise: float = 0.1,
     ``method="fsgdm"``: FSGDM's u_t and v.  ``method="matched"``: the fixed coefficient ``u_fixed`` (u < 0: a
     high-pass filter) with v_t = v (1 - u_fixed) / (1 - u_t), so its DC gain equals FSGDM's v / (1 - u_t) at
     every step (errata: compare filters at matched effective step)."""
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be True or False; got {parallel!r}")
     lam, theta0, lr, noise, wd, sigma, delta, mu, v, method, u_fixed, n_runs = _quad_args(
         lam, theta0, lr, noise, wd, sigma, n_stages, c, v, method, u_fixed, n_runs)
     check_budget("momentum_quadratic work", n_runs * sigma * lam.size, max_elements=MAX_WORK, unit="element-steps",
@@ -211,7 +214,8 @@ def run_momentum_quadratic(lam, theta0, *, lr: float = 0.02, noise: float = 0.1,
     args = (lam, theta0, lr, noise, wd, sigma, delta, mu, v, mode, u_fixed)
     map_blocks(lambda s: K.momentum_quadratic(*args, seeds[s], curve[s]), n_runs, work=n_runs * sigma * lam.size,
                parallel=parallel)
-    return _finish(curve, f"run_momentum_quadratic(method={method!r}, lr={lr})")
+    return _finish(curve, f"run_momentum_quadratic(method={method!r}, lr={lr}, v={v}, u_fixed={u_fixed}, "
+                          f"noise={noise}, wd={wd})")
 
 
 def run_momentum_quadratic_numpy(lam, theta0, *, lr: float = 0.02, noise: float = 0.1, wd: float = 0.0,
@@ -238,4 +242,5 @@ def run_momentum_quadratic_numpy(lam, theta0, *, lr: float = 0.02, noise: float 
         theta = theta - lr * m
         if t % delta == 0:
             curve[:, t // delta] = 0.5 * (lam * theta**2).sum(1)
-    return _finish(curve, f"run_momentum_quadratic_numpy(method={method!r}, lr={lr})")
+    return _finish(curve, f"run_momentum_quadratic_numpy(method={method!r}, lr={lr}, v={v}, "
+                                f"u_fixed={u_fixed}, noise={noise}, wd={wd})")

@@ -63,7 +63,8 @@ def sample_noise(law: str = "student_t", n: int = 1000, *, nu: float | None = 1.
                  n_runs: int = 1, seed=0) -> np.ndarray:
     """(n_runs, n) array of i.i.d. draws ``scale * xi`` of ``law`` (jitted; row r from its own seeded state, so it
     does not depend on n_runs)."""
-    code, nu, scale, _ = check_noise(law, nu, scale, 0.0)
+    code, nu, _, _ = check_noise(law, nu, 1.0, 0.0)
+    scale = check_real("scale", scale, low=0.0, high=SCALE_MAX)  # named as the caller knows it, not sigma0
     n = check_size("n", n)
     n_runs = check_size("n_runs", n_runs)
     check_budget("the noise array", n * n_runs, n=n, n_runs=n_runs)
@@ -94,7 +95,7 @@ def abs_moment(law: str, q: float, nu: float | None = 1.5) -> float:
 def tail_probability(law: str, x, nu: float | None = 1.5) -> np.ndarray:
     """P(|xi| > x) for x >= 0 (array): erfc(x/sqrt 2), 2 t_nu.sf(x), (1 + x)^(-nu)."""
     code, nu, _, _ = check_noise(law, nu, 1.0, 0.0)
-    x = check_array("x", np.atleast_1d(np.asarray(x, dtype=float)), ndim=1)
+    x = check_array("x", np.atleast_1d(check_array("x", x)), ndim=1)
     if np.any(x < 0):
         raise ValueError(f"x must be >= 0 (a threshold on |xi|); got minimum {x.min():.3g}")
     from scipy import special, stats
@@ -109,7 +110,7 @@ def tail_probability(law: str, x, nu: float | None = 1.5) -> np.ndarray:
 def affine_scale(grad_norm, sigma0: float = 1.0, sigma1: float = 0.0) -> np.ndarray:
     """s = sqrt(sigma0^2 + sigma1^2 ||grad F||^2), the noise scale at a point with gradient norm ``grad_norm``."""
     _, _, sigma0, sigma1 = check_noise("gaussian", None, sigma0, sigma1)
-    g = check_array("grad_norm", np.atleast_1d(np.asarray(grad_norm, dtype=float)), ndim=1)
+    g = check_array("grad_norm", np.atleast_1d(check_array("grad_norm", grad_norm)), ndim=1)
     if np.any(g < 0):
         raise ValueError(f"grad_norm must be >= 0; got minimum {g.min():.3g}")
     return np.sqrt(sigma0 * sigma0 + (sigma1 * g) ** 2)

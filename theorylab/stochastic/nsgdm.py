@@ -45,6 +45,7 @@ from theorylab.core.validate import (SimulationDiverged, check_array, check_budg
                                      check_real, check_size)
 from theorylab.stochastic import _kernels_nsgdm as K
 from theorylab.stochastic import noise as N
+from theorylab.core.validate import check_record
 
 __all__ = ["OBJECTIVES", "METHODS", "SCHEDULES", "MethodRuns", "schedule", "schedule_exponents", "predicted_rate",
            "objective", "default_x1", "balanced_eta0", "run_methods", "run_methods_numpy", "ema_error",
@@ -99,7 +100,7 @@ def predicted_rate(kind: str = "known_p", p: float = 1.5) -> float:
 def objective(name: str, x):
     """(F(x), grad F(x)) in numpy: quadratic 1/2 ||x||^2, x; cosh sum (cosh x_i - 1), sinh x."""
     name = check_choice("name", name, OBJECTIVES)
-    x = check_array("x", np.atleast_1d(np.asarray(x, dtype=float)), ndim=1)
+    x = check_array("x", np.atleast_1d(check_array("x", x)), ndim=1)
     if np.abs(x).max(initial=0.0) > X1_MAX[name]:
         raise ValueError(f"x must lie within {X1_MAX[name]:g} of 0 for {name!r}; got max |x| = {np.abs(x).max():.3g}")
     if name == "quadratic":
@@ -120,7 +121,7 @@ def balanced_eta0(name: str, d: int, x1=None) -> float:
     (1 + a)/2 = b for the known-p exponents, so this is the constant that balances the first two terms."""
     name = check_choice("name", name, OBJECTIVES)
     d = check_size("d", d, budget=MAX_D)
-    x1 = default_x1(name, d) if x1 is None else check_array("x1", np.atleast_1d(np.asarray(x1, dtype=float)),
+    x1 = default_x1(name, d) if x1 is None else check_array("x1", np.atleast_1d(check_array("x1", x1)),
                                                             shape=(d,))
     delta1 = objective(name, x1)[0]
     if not delta1 > 0:
@@ -139,6 +140,9 @@ class MethodRuns:
     last_grad_norm: np.ndarray
     diverged_at: np.ndarray
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
+
     @property
     def diverged(self) -> np.ndarray:
         return self.diverged_at >= 0
@@ -148,7 +152,7 @@ def _args(obj, T, d, x1, law, nu, sigma0, sigma1, batch, eta, beta, method, clip
     obj = check_choice("objective", obj, OBJECTIVES)
     T = check_size("T", T, budget=MAX_STEPS)
     d = check_size("d", d, budget=MAX_D)
-    x1 = default_x1(obj, d) if x1 is None else check_array("x1", np.atleast_1d(np.asarray(x1, dtype=float)),
+    x1 = default_x1(obj, d) if x1 is None else check_array("x1", np.atleast_1d(check_array("x1", x1)),
                                                            shape=(d,))
     if np.abs(x1).max() > X1_MAX[obj]:
         raise ValueError(f"x1 must lie within {X1_MAX[obj]:g} of 0 for objective {obj!r}; got max |x1| = "

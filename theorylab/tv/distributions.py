@@ -20,7 +20,8 @@ from fractions import Fraction
 import numpy as np
 
 from theorylab.core.seeding import as_generator
-from theorylab.core.validate import _fmt, check_budget, check_int, check_real
+from theorylab.core.validate import _fmt, check_array, check_budget, check_int, check_real
+from theorylab.core.validate import check_record
 
 
 class FloatInputWarning(UserWarning):
@@ -94,6 +95,9 @@ class Mixture:
     #: some weight or marginal was given as a float: its exact view is the float's binary value
     from_floats: bool = field(default=False, repr=False)
 
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
+
     @property
     def k(self) -> int:
         return self.marginals.shape[0]
@@ -106,13 +110,20 @@ class Mixture:
     def q(self) -> int:
         return self.marginals.shape[2]
 
+    def _point(self, x) -> np.ndarray:
+        x = check_array("x", x, shape=(self.n,), dtype=np.int64)
+        if np.any(x < 0) or np.any(x >= self.marginals.shape[2]):
+            raise ValueError(f"x must be a point of [q]^n with q = {self.marginals.shape[2]}; got {x.tolist()}")
+        return x
+
     def pmf(self, x) -> float:
         """P(x) for one point ``x`` in [q]^n (float)."""
-        x = np.asarray(x, dtype=np.int64)
+        x = self._point(x)
         return float(np.sum(self.weights * np.prod(self.marginals[:, np.arange(self.n), x], axis=1)))
 
     def pmf_exact(self, x) -> Fraction:
         """P(x) as an exact rational."""
+        x = self._point(x)
         total = Fraction(0)
         for w, comp in zip(self.exact_weights, self.exact_marginals):
             num, den = w.numerator, w.denominator  # multiply as integers, reduce once

@@ -32,7 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from theorylab.core.validate import check_choice
+from theorylab.core.validate import check_array, check_choice
+from theorylab.core.validate import check_record
 
 from ._kernels import modular_basis_kernel
 from .distributions import Mixture, check_same_space, warn_if_floats
@@ -67,6 +68,9 @@ class EquivalenceResult:
     basis_sizes: np.ndarray
     method: str
     ops: int
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     def __bool__(self) -> bool:
         return self.equivalent
@@ -203,6 +207,7 @@ def equivalent(P: Mixture, Q: Mixture, *, method="exact", primes=PRIMES, certify
     if not isinstance(certify, (bool, np.bool_)):
         raise TypeError(f"certify must be True or False; got {certify!r}")
     warn_if_floats("equivalent", P=P, Q=Q)
+    primes = check_array("primes", primes, ndim=1, dtype=np.int64)  # checked even when method="exact" ignores it
     if method == "exact":
         c, M = _scaled_integer_problem(P, Q)
         witness, sizes, ops = _exact_basis(c, M, P.n, P.q)

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.core.parallel import map_blocks
+from theorylab.core.seeding import seed_sequence
 from theorylab.core.seeding import spawn_seeds
 from theorylab.core.validate import check_budget, check_int, check_real, require_finite
+from theorylab.core.validate import check_record
 
 from ._kernels import coupling_g_kernel, uniform_dp_kernel
 from .distributions import Mixture, check_same_space
@@ -102,7 +104,10 @@ def coupling_g_samples(P: Mixture, Q: Mixture, n_samples, *, seed=0) -> np.ndarr
     Identity: d_TV(P, Q) = sum_x max(0, P(x) - Q(x)) = Z E_pi[g] (spec §4(a), [INFERRED];
     checked exactly by :func:`coupling_identity`).
     """
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     n_samples = check_int("n_samples", n_samples, low=1)
+    check_budget("n_samples (the samples of g returned)", n_samples, n_samples=n_samples)
     parts = coupling_parts(P, Q)
     if parts.Z == 0:
         return np.zeros(n_samples)
@@ -125,12 +130,17 @@ def coupling_estimate(P: Mixture, Q: Mixture, *, eps=0.1, delta=0.05, n_samples=
     Returns ``Z * mean(g)`` over ``n_samples`` draws (default :func:`coupling_samples_needed`),
     which satisfies ``Pr[|est - d_TV| > eps d_TV] <= delta``.
     """
+    if not isinstance(seed, np.random.Generator):  # (a Generator is not consumed)
+        seed_sequence(seed)  # checked even where nothing is drawn: a bad seed is an error in any mode
     eps = check_real("eps", eps, low=0, high=1, low_open=True, high_open=True)
     delta = check_real("delta", delta, low=0, high=1, low_open=True, high_open=True)
+    if n_samples is not None:  # checked before the Z = 0 shortcut, which ignores it
+        n_samples = check_int("n_samples", n_samples, low=1)
+        check_budget("n_samples (the samples of g drawn)", n_samples, n_samples=n_samples)
     parts = coupling_parts(P, Q)
     if parts.Z == 0:
         return 0.0
-    N = coupling_samples_needed(P, Q, eps, delta) if n_samples is None else check_int("n_samples", n_samples, low=1)
+    N = coupling_samples_needed(P, Q, eps, delta) if n_samples is None else n_samples
     g = coupling_g_samples(P, Q, N, seed=seed)[:N]
     return float(parts.Z * g.mean())
 
@@ -157,8 +167,13 @@ class FptasResult:
     value: float
     eps: float
     D: float        # max_i d_TV(P_i, U_q) <= d_TV(P, U)
-    grid: float     # rounding step of the log-likelihood ratios
+    grid: float     # rounding step of the log-likelihood ratios (NaN when D = 0: nothing is rounded)
     states: int     # DP width 2R + 1
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self, nonfinite=("grid",))
+        if not (np.isfinite(self.grid) or (np.isnan(self.grid) and self.D == 0)):
+            raise ValueError(f"FptasResult: grid must be finite (NaN only when D = 0); got {self.grid!r} with D = {self.D!r}")
 
 
 def fptas_uniform(P: Mixture, *, eps=0.1) -> FptasResult:

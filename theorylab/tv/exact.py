@@ -24,7 +24,7 @@ MAX_POINTS = 2 ** 26
 
 
 def _check_size(P: Mixture, max_points):
-    max_points = check_int("max_points", max_points, low=1)
+    max_points = check_int("max_points", max_points, low=1, high=10**8)  # a cap beyond memory is no cap
     size = P.q ** P.n
     if size > max_points:
         raise ValueError(f"enumeration of [q]^n with q = {P.q}, n = {P.n} visits {size} points, more than "

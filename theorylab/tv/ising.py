@@ -33,6 +33,12 @@ class IsingModel:
     h: np.ndarray
     beta: float = 1.0
 
+    def __post_init__(self):  # validated however it is built (issue 30: it accepted an asymmetric J)
+        J, h, beta = _checked(self.J, self.h, self.beta)
+        object.__setattr__(self, "J", J)
+        object.__setattr__(self, "h", h)
+        object.__setattr__(self, "beta", beta)
+
     @property
     def n(self) -> int:
         return self.h.shape[0]
@@ -40,11 +46,17 @@ class IsingModel:
 
 def ising(J, h, *, beta=1.0) -> IsingModel:
     """A validated :class:`IsingModel` (n <= 24 spins, for exact enumeration)."""
+    return IsingModel(J, h, beta)
+
+
+def _checked(J, h, beta):
     h = check_array("h", h, ndim=1)
     n = h.size
     if not 1 <= n <= MAX_SPINS:
         raise ValueError(f"h must have between 1 and {MAX_SPINS} entries (exact enumeration); got {n}")
-    J = check_array("J", J, shape=(n, n))
+    J = check_array("J", J, ndim=2)
+    if J.shape != (n, n):
+        raise ValueError(f"J must have shape ({n}, {n}) (n = len(h), one field per spin); got J of shape {J.shape}")
     if not np.allclose(J, J.T, atol=0, rtol=0):
         raise ValueError("J must be symmetric (J[i, j] == J[j, i]); got an asymmetric matrix")
     if np.any(np.diag(J) != 0):
@@ -54,7 +66,7 @@ def ising(J, h, *, beta=1.0) -> IsingModel:
     h = h.copy()
     J.setflags(write=False)
     h.setflags(write=False)
-    return IsingModel(J, h, beta)
+    return J, h, beta
 
 
 def random_ising(n, *, beta=1.0, coupling_scale=1.0, field_scale=0.5, density=1.0, seed=0) -> IsingModel:
@@ -152,6 +164,8 @@ def marginal_from_tv(model: IsingModel, v, *, delta=20.0, tv_oracle=None) -> flo
     delta = check_real("delta", delta)
     if delta == 0:
         raise ValueError("delta must be a non-zero finite float; got 0")
+    if tv_oracle is not None and not callable(tv_oracle):
+        raise TypeError(f"tv_oracle must be None or a callable (M1, M2) -> d_TV; got {tv_oracle!r}")
     oracle = ising_tv if tv_oracle is None else tv_oracle
     return 1.0 - float(oracle(model, field_change(model, v, delta)))
 
@@ -160,7 +174,7 @@ def pin(model: IsingModel, v, sign) -> IsingModel:
     """The conditional law given x_v = sign, as an Ising model on the other n - 1 spins."""
     _check_model("model", model)
     v = check_int("v", v, low=0, high=model.n - 1)
-    if sign not in (-1, 1):
+    if isinstance(sign, bool) or not isinstance(sign, (int, np.integer)) or sign not in (-1, 1):
         raise ValueError(f"sign must be -1 or +1; got {sign!r}")
     keep = np.array([i for i in range(model.n) if i != v])
     h = model.h[keep] + model.beta * model.J[keep, v] * sign

@@ -58,6 +58,7 @@ import numpy as np
 from theorylab.core import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                             require_finite, spawn_seeds)
 from theorylab.core.seeding import as_generator
+from theorylab.core.validate import check_record
 
 from . import _kernels_allocation as K
 
@@ -92,6 +93,9 @@ class LogisticBatch:
     losses: np.ndarray
     G: np.ndarray
     gbar: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     @property
     def B(self) -> int:
@@ -327,6 +331,8 @@ def gaussian_allocation(losses, sample_n: int, length_scale: float = 1.0, varian
     or ``(size, B)`` counts; with ``return_degenerate`` also the boolean draws whose clipped vector
     was all zero (budget given out at random).
     """
+    if not isinstance(return_degenerate, (bool, np.bool_)):
+        raise TypeError(f"return_degenerate must be True or False; got {return_degenerate!r}")
     ell = _losses(losses)
     B = ell.size
     sample_n = check_size("sample_n", sample_n, budget=10**6)
@@ -431,6 +437,9 @@ class BatchErrors:
 
     err_sq: np.ndarray
     err_vec: np.ndarray
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
     def mse(self) -> float:
         return float(self.err_sq.mean())

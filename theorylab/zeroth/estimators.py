@@ -77,8 +77,11 @@ def _unit_direction(a, d: int, name: str = "a"):
 
 
 def _direction_for(law, oracle: Oracle, x, a):
-    """The unit vector a/|a| the aligned laws need (exact gradient at x unless ``a`` is given)."""
+    """The unit vector a/|a| the aligned laws need (exact gradient at x unless ``a`` is given); an ``a``
+    given to a law that ignores it is still checked."""
     if law not in ("dap", "optimal"):
+        if a is not None:
+            _unit_direction(a, oracle.d)
         return np.zeros(oracle.d)
     if a is None:
         g = oracle.gradient(x)
@@ -111,6 +114,8 @@ def sample_directions(law: str, d: int, n: int = 1, *, a=None, seed=0):
             raise ValueError(f"law={law!r} needs the direction a (a nonzero vector of shape ({d},)); got None")
         a_hat = _unit_direction(a, d)
     else:
+        if a is not None:  # ignored by this law, but a bad a is an error in any mode
+            _unit_direction(a, d)
         a_hat = np.zeros(d)
     out = np.empty((n, d))
     K.sample_directions(_LAW_CODE[law], a_hat, law_scale(law, d), spawn_seeds(seed, n), out)

@@ -55,6 +55,7 @@ from theorylab.core.validate import (SimulationDiverged, check_array, check_budg
                                      check_real, check_size)
 from theorylab.zeroth import _kernels_saddle as K
 from theorylab.zeroth.oracles import strict_saddle
+from theorylab.core.validate import check_record
 
 __all__ = ["PGDRun", "ORACLES", "NOISES", "run_pgd", "run_pgd_numpy", "fd_step", "critical_displacement",
            "escape_probability", "critical_noise", "ball_marginal_sf", "paper_thresholds", "critical_levels"]
@@ -88,6 +89,9 @@ class PGDRun:
     queries: np.ndarray
     eps: float
     rho: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def _reals(name, value):

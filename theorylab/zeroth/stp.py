@@ -47,6 +47,7 @@ from theorylab.core.seeding import as_generator, spawn_seeds
 from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
                                      require_bounded)
 from theorylab.zeroth import _kernels_stp as K
+from theorylab.core.validate import check_record
 
 __all__ = ["STPRun", "STEPS", "DISTRIBUTIONS", "run_stp", "run_stp_numpy", "smoothness_constant",
            "contraction_bound", "expected_gap", "convex_bound", "record_grid"]
@@ -80,6 +81,9 @@ class STPRun:
     rejected: np.ndarray
     queries_per_step: int
     L: float
+
+    def __post_init__(self):  # a record built by hand is checked like one a function returns
+        check_record(self)
 
 
 def record_grid(n_steps: int, n_points: int = 60) -> np.ndarray:
@@ -144,7 +148,7 @@ def _validate(lam, theta0, n_steps, n_paths, power, theta_star, step, distributi
     distribution = check_choice("distribution", distribution, DISTRIBUTIONS)
     b = check_int("b", b, low=1, high=10**6)
     n_paths = check_size("n_paths", n_paths, budget=10**7)
-    n_steps = check_size("n_steps", n_steps, low=0, budget=max_work)
+    n_steps = check_size("n_steps", n_steps, low=1, budget=max_work)  # (0 steps is no run: refused)
     check_budget("the STP work n_paths * n_steps * b * d", n_paths * n_steps * b * d, max_elements=max_work,
                  unit="element-steps", n_paths=n_paths, n_steps=n_steps, b=b, d=d)
     if L is None:
