@@ -119,7 +119,7 @@ def test_index_and_findings_list_every_paper_and_declared_finding(site):
     assert listed == sorted(PAPERS)
     assert summary["claims"] == sum(len(reg.claims_of(p)) for p in PAPERS)
     counts = {el.get("data-count"): int(el.text) for el in index.iter("strong") if el.get("data-count")}
-    assert counts == summary["counts"] and sum(counts.values()) == summary["claims"]
+    assert counts == summary["counts"] and sum(counts.values()) == summary["recorded"] <= summary["claims"]
     findings = "".join(parse(out / "findings.html").itertext())
     declared = [c for p in PAPERS for c in reg.claims_of(p) if not c.expect_reproduced]
     assert declared, "the chosen papers should include a declared finding"

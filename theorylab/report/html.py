@@ -301,7 +301,7 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
     import time
 
     from theorylab.core.checks import STATUSES, discover, resolve_papers
-    from theorylab.core.evidence import DESIGN_CLAIMS, FAMILY_ALPHA, FAMILY_LEVEL, Z_FAMILY
+    from theorylab.core.evidence import DESIGN_CLAIMS, FAMILY_ALPHA, FAMILY_LEVEL, REPLICATE_LEVEL, Z_FAMILY
     from theorylab.core.paths import project_root
 
     t0 = time.perf_counter()
@@ -340,7 +340,9 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
     from theorylab.core.calibrate import RATIO_BAND
 
     rule = {"alpha": f"{FAMILY_ALPHA:g}", "n": DESIGN_CLAIMS, "level": f"{100 * FAMILY_LEVEL:.4g}",
-            "z": f"{Z_FAMILY:.2f}", "band": f"{RATIO_BAND[0]:g} to {RATIO_BAND[1]:g}"}
+            "z": f"{Z_FAMILY:.2f}", "band": f"{RATIO_BAND[0]:g} to {RATIO_BAND[1]:g}",
+            "replicate": f"{100 * REPLICATE_LEVEL:g}", "per_claim": f"{FAMILY_ALPHA / DESIGN_CLAIMS * (1 - REPLICATE_LEVEL):g}",
+            "bound": f"{100 * FAMILY_ALPHA * (1 - REPLICATE_LEVEL):.2g}"}
     common = {"generated": generated, "rule": rule, "statuses": STATUSES, "status_class": STATUS_CLASS}
     entries, findings, unexpected = [], [], []
     n_figures = 0
@@ -351,7 +353,8 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
         rows = claim_rows(pid, reg, doc, calib)
         counts = dict.fromkeys(STATUSES, 0)
         for r in rows:
-            counts[r.status] += 1
+            if r.verdict != "not recorded":  # a claim without a record is counted nowhere (the bar stays grey)
+                counts[r.status] += 1
         figs = []
         for f in reg.figures_of(pid):
             png = project / "figures" / pid / f"{f.name}.png"
@@ -391,7 +394,8 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
             total[k] += v
     summary = {"stale": [e["id"] for e in entries if e["doc"] is not None and not e["current"]],
                "missing": [e["id"] for e in entries if e["doc"] is None], "papers": len(entries),
-               "claims": sum(total.values()), "figures": n_figures, "counts": total,
+               "claims": sum(e["n_claims"] for e in entries), "recorded": sum(total.values()),
+               "figures": n_figures, "counts": total,
                "time": sum(timings.get(e["id"], 0.0) for e in entries) if timings else None, "machine": machine}
     (out / "index.html").write_text(env.get_template("index.html.j2").render(
         entries=entries, summary=summary, **common), encoding="utf-8")
