@@ -113,7 +113,6 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.cpwl.max_affine_complex': 'defaults: baseline fails',
     'theorylab.cpwl.simplicial_fan': 'defaults: baseline fails',
     'theorylab.cpwl.verify_network': 'defaults: baseline fails',
-    'theorylab.exact.beta_for_error': 'N: accepted invalid',
     'theorylab.exact.constrained_lstsq_min': 'defaults: baseline fails',
     'theorylab.exact.coupled_classes': 'defaults: baseline fails',
     'theorylab.exact.enumerate_orbit_plus_features': 'defaults: baseline fails',
@@ -133,13 +132,11 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.multiobjective.fa_quadratic_prediction': 'defaults: baseline fails',
     'theorylab.multiobjective.logcosh_exp_problem': 'n_terms: accepted invalid',
     'theorylab.relu.ReLUNetwork.compose': 'defaults: baseline fails',
-    'theorylab.relu.ReLUNetwork.evaluate': 'exact: accepted invalid; allow_float: accepted invalid',
     'theorylab.relu.ReLUNetwork.evaluate_numerators': 'defaults: baseline fails',
     'theorylab.relu.p_adic_valuation': 'defaults: baseline fails',
     'theorylab.relu.random_nary_network': 'n: error does not name it; widths: error does not name it; max_numerator: error does not name it; +1 more',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
     'theorylab.relu.volume_invariant_table': 'n: error does not name it; N: error does not name it; n_networks: error does not name it; +2 more',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
     'theorylab.scaling.escape_time': 'defaults: baseline fails',
-    'theorylab.scaling.finite_n_rate': 'N: accepted invalid',
     'theorylab.scaling.integrate_hierarchy': 'defaults: baseline fails',
     'theorylab.scaling.plateau_value': 'alphas: error does not name it',
     'theorylab.scaling.simulate_sgd': 'return_init: accepted invalid',  # h30c edits this function (budgets): left to it
@@ -152,10 +149,7 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.stochastic.dsgdc': 'n_iter: accepted invalid',
     'theorylab.stochastic.dsgdc_numpy': 'n_iter: accepted invalid',
     'theorylab.stochastic.dspider': 'n_iter: accepted invalid',
-    'theorylab.stochastic.run_disk': 'record_every: accepted invalid',
-    'theorylab.stochastic.run_disk_numpy': 'record_every: accepted invalid',
     'theorylab.tv.EquivalenceResult': 'defaults: baseline fails',
-    'theorylab.tv.coupling_estimate': 'n_samples: accepted invalid; seed: accepted invalid',
     'theorylab.tv.random_product': 'denom: accepted invalid',  # h30c edits this function (sampler): left to it
     'theorylab.zeroth.Oracle': 'defaults: baseline fails',
     'theorylab.zeroth.critical_displacement': 'fd_step_rule: accepted invalid',
