@@ -266,6 +266,14 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.zeroth.allocation_variance": dict(sigma=np.array([1.0, 2.0]), counts=np.array([2, 3])),
     "theorylab.missing_mass.mutate": dict(genome={(2, 1): 1.0}, n=10, rng=lambda: np.random.default_rng(0)),
     "theorylab.missing_mass.MomentCache.mse": dict(genome={(2, 1): 1.0}),
+    "theorylab.multiobjective.evaluate": dict(problem=lambda: importlib.import_module(
+        "theorylab.multiobjective").distance_problem(np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])),
+        X=np.array([[0.0, 0.0], [1.0, 1.0]])),
+    "theorylab.zeroth.Oracle": dict(kind="quadratic", d=2, params=np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0])),
+    "theorylab.zeroth.trainer_moments": dict(G=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.5]]), counts=np.array([1, 1, 1])),
+    "theorylab.zeroth.simulate_trainer_step": dict(G=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.5]]),
+                                                   counts=np.array([1, 1, 1])),
+    "theorylab.scaling.to_hierarchy": dict(x=np.array([[1.0, 0.0], [0.0, 1.0]]), lam=np.array([1.0, 0.5])),
     "theorylab.gp.posterior_sample": dict(prior=lambda: _instance("theorylab.gp.SeparableSample"),
                                           X_data=np.array([[0.1, -0.2], [0.5, 0.3]]), y_data=np.array([0.2, -0.1])),
 }
