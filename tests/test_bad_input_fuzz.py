@@ -113,7 +113,6 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.cpwl.max_affine_complex': 'defaults: baseline fails',
     'theorylab.cpwl.simplicial_fan': 'defaults: baseline fails',
     'theorylab.cpwl.verify_network': 'defaults: baseline fails',
-    'theorylab.exact.beta_for_error': 'N: accepted invalid',
     'theorylab.exact.constrained_lstsq_min': 'defaults: baseline fails',
     'theorylab.exact.coupled_classes': 'defaults: baseline fails',
     'theorylab.exact.enumerate_orbit_plus_features': 'defaults: baseline fails',
@@ -129,22 +128,18 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.missing_mass.MomentCache.ids': 'defaults: baseline fails',
     'theorylab.missing_mass.MomentCache.mse': 'genome: AttributeError',
     'theorylab.missing_mass.SearchResult': 'defaults: baseline fails',
-    'theorylab.multiobjective.evaluate': 'defaults: baseline fails',
     'theorylab.multiobjective.fa_quadratic_prediction': 'defaults: baseline fails',
     'theorylab.multiobjective.logcosh_exp_problem': 'n_terms: accepted invalid',
     'theorylab.relu.ReLUNetwork.compose': 'defaults: baseline fails',
-    'theorylab.relu.ReLUNetwork.evaluate': 'exact: accepted invalid; allow_float: accepted invalid',
     'theorylab.relu.ReLUNetwork.evaluate_numerators': 'defaults: baseline fails',
     'theorylab.relu.p_adic_valuation': 'defaults: baseline fails',
     'theorylab.relu.random_nary_network': 'n: error does not name it; widths: error does not name it; max_numerator: error does not name it; +1 more',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
     'theorylab.relu.volume_invariant_table': 'n: error does not name it; N: error does not name it; n_networks: error does not name it; +2 more',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
     'theorylab.scaling.escape_time': 'defaults: baseline fails',
-    'theorylab.scaling.finite_n_rate': 'N: accepted invalid',
     'theorylab.scaling.integrate_hierarchy': 'defaults: baseline fails',
     'theorylab.scaling.plateau_value': 'alphas: error does not name it',
     'theorylab.scaling.simulate_sgd': 'return_init: accepted invalid',  # h30c edits this function (budgets): left to it
     'theorylab.scaling.simulate_sgd_over_L': 'Ls: error does not name it; return_init: accepted invalid',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
-    'theorylab.scaling.to_hierarchy': 'defaults: baseline fails',
     'theorylab.scaling.trainable_power_law': 'n_trained: accepted invalid',
     'theorylab.sde.euler_maruyama': 'defaults: baseline fails',
     'theorylab.stochastic.DiskRun': 'err2: accepted invalid; grad2: accepted invalid; gap: accepted invalid',
@@ -152,18 +147,13 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.stochastic.dsgdc': 'n_iter: accepted invalid',
     'theorylab.stochastic.dsgdc_numpy': 'n_iter: accepted invalid',
     'theorylab.stochastic.dspider': 'n_iter: accepted invalid',
-    'theorylab.stochastic.run_disk': 'record_every: accepted invalid',
-    'theorylab.stochastic.run_disk_numpy': 'record_every: accepted invalid',
     'theorylab.tv.EquivalenceResult': 'defaults: baseline fails',
-    'theorylab.tv.coupling_estimate': 'n_samples: accepted invalid; seed: accepted invalid',
     'theorylab.tv.random_product': 'denom: accepted invalid',  # h30c edits this function (sampler): left to it
     'theorylab.zeroth.Oracle': 'defaults: baseline fails',
     'theorylab.zeroth.critical_displacement': 'fd_step_rule: accepted invalid',
     'theorylab.zeroth.draw_allocations': 'defaults: baseline fails',
     'theorylab.zeroth.escape_probability': 'fd_step_rule: accepted invalid',
-    'theorylab.zeroth.simulate_trainer_step': 'defaults: baseline fails',
     'theorylab.zeroth.strict_saddle': 'n_negative: accepted invalid',
-    'theorylab.zeroth.trainer_moments': 'defaults: baseline fails',
     'theorylab.zeroth.zo_sgd': 'n_iter: accepted invalid',
 }
 
@@ -272,6 +262,13 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.zeroth.allocation_variance": dict(sigma=np.array([1.0, 2.0]), counts=np.array([2, 3])),
     "theorylab.missing_mass.mutate": dict(genome={(2, 1): 1.0}, n=10, rng=lambda: np.random.default_rng(0)),
     "theorylab.missing_mass.MomentCache.mse": dict(genome={(2, 1): 1.0}),
+    "theorylab.multiobjective.evaluate": dict(problem=lambda: importlib.import_module(
+        "theorylab.multiobjective").distance_problem(np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])),
+        X=np.array([[0.0, 0.0], [1.0, 1.0]])),
+    "theorylab.zeroth.trainer_moments": dict(G=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.5]]), counts=np.array([1, 1, 1])),
+    "theorylab.zeroth.simulate_trainer_step": dict(G=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.5]]),
+                                                   counts=np.array([1, 1, 1])),
+    "theorylab.scaling.to_hierarchy": dict(x=np.array([[1.0, 0.0], [0.0, 1.0]]), lam=np.array([1.0, 0.5])),
     "theorylab.gp.posterior_sample": dict(prior=lambda: _instance("theorylab.gp.SeparableSample"),
                                           X_data=np.array([[0.1, -0.2], [0.5, 0.3]]), y_data=np.array([0.2, -0.1])),
 }
