@@ -149,6 +149,17 @@ def _common(ev):
     return owner
 
 
+def _reject_level(owner: str, value):
+    """``verdict``'s ``reject_level``: None (the family-wise level) or a level in (0, 1)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{owner}.verdict: reject_level must be None or a real number in (0, 1); got {value!r}")
+    if not 0 < float(value) < 1:
+        raise ValueError(f"{owner}.verdict: reject_level must be None or in (0, 1); got {value!r}")
+    return float(value)
+
+
 def _pct(level: float) -> str:
     return f"{100 * level:.4g}%"
 
@@ -237,11 +248,11 @@ class Estimate(Evidence):
     def from_se(cls, value, se, predicted, *, level=0.95, **kwargs) -> "Estimate":
         """An Estimate whose interval is the normal one, ``value -/+ z(level) * se`` (z = 1.96 at 95%),
         for an estimator with a standard error (a mean, a delta-method ratio, a weighted average)."""
-        value = _real("Estimate.from_se", "value", value)
-        se = _real("Estimate.from_se", "se", se)
+        value = _real("Estimate", "value", value)
+        se = _real("Estimate", "se", se)
         if se < 0:
-            raise ValueError(f"Estimate.from_se: se must be a finite float >= 0; got {se!r}")
-        half = z_of(_level("Estimate.from_se", level)) * se
+            raise ValueError(f"Estimate.se must be a finite float >= 0; got {se!r}")
+        half = z_of(_level("Estimate", level)) * se
         return cls(value=value, ci=(value - half, value + half), predicted=predicted, level=level, **kwargs)
 
     def _tol(self):
@@ -251,6 +262,7 @@ class Estimate(Evidence):
         return float(self.value), float(self.ci[0]), float(self.ci[1]), float(self.level)
 
     def verdict(self, reject_level=None) -> str:
+        reject_level = _reject_level(type(self).__name__, reject_level)
         lo, hi = self.ci
         if not (np.isfinite(self.value) and np.isfinite(self.predicted) and _finite_interval(self.ci)):
             return INCONCLUSIVE
@@ -323,6 +335,7 @@ class Slope(Evidence):
         return out
 
     def verdict(self, reject_level=None) -> str:
+        reject_level = _reject_level(type(self).__name__, reject_level)
         lo, hi = self.fit.ci
         if (self.fit.noise_floor or not np.isfinite(self.fit.slope) or not _finite_interval(self.fit.ci)
                 or hi - lo > self.max_ci_width):
@@ -392,6 +405,7 @@ class Bound(Evidence):
         return out
 
     def verdict(self, reject_level=None) -> str:
+        reject_level = _reject_level(type(self).__name__, reject_level)
         if not np.isfinite(self.value) or not np.isfinite(self.bound):
             return INCONCLUSIVE
         if self.ci is None:
@@ -463,6 +477,7 @@ class Proportion(Evidence):
         return out
 
     def verdict(self, reject_level=None) -> str:
+        reject_level = _reject_level(type(self).__name__, reject_level)
         _, lo, _ = proportion_ci(self.successes, self.trials, self.level)
         if lo >= self.threshold:
             return REPRODUCED
@@ -516,6 +531,7 @@ class Identity(Evidence):
     def verdict(self, reject_level=None) -> str:
         """Exact: no interval, so ``reject_level`` plays no part.  A non-finite discrepancy is a
         failure (a violation coded as inf, or a computation that broke), never *inconclusive*."""
+        reject_level = _reject_level(type(self).__name__, reject_level)
         if self.instances < 1:
             return INCONCLUSIVE
         if not np.isfinite(self.discrepancy):

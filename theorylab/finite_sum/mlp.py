@@ -154,6 +154,7 @@ def train_measure_alpha(data: Mixture, depth: int, *, width: int = 32, lr: float
     if not isinstance(data, Mixture):
         raise TypeError(f"data must be a Mixture (from gaussian_mixture); got {type(data).__name__}")
     depth = check_int("depth", depth, low=1, high=64)
+    width = check_int("width", width, low=1, high=MAX_WIDTH)
     lr = check_positive("lr", lr)
     n = data.X.shape[0]
     batch = check_int("batch", batch, low=1, high=n)
