@@ -12,7 +12,7 @@ def bench_disk(*, quick=False):
     P = make_quadratic(50, 1000)
     kw = dict(kappa=0.7, gamma=0.5, C=100.0, sigma=1.0, B=64, n_steps=300 if quick else 2000,
               n_runs=8 if quick else 16, seed=0)
-    run_disk(P, n_steps=5, n_runs=1)                                   # compile outside the timing
+    run_disk(P, n_steps=5, n_runs=1, record_every=5)                   # compile outside the timing
     t_jit = best_time(run_disk, P, repeat=1 if quick else 3, parallel=False, **kw)
     t_np = best_time(run_disk_numpy, P, repeat=1, **kw)
     work = kw["n_runs"] * kw["n_steps"] * kw["B"] * P.d

@@ -511,9 +511,9 @@ def test_mutation_is_caught_by_a_cheap_claim(broken_claim, where):
     from theorylab.sde import experiments as E
     from theorylab.sde import optimizers as O
 
-    if where == "theory":
-        orig = V.sgd_stationary_loss
-        target, broken = (V, "sgd_stationary_loss"), lambda s, **kw: 1.1 * orig(s, **kw)
+    if where == "theory":  # the stationary sweep (sde.experiments) compares with this closed form
+        orig = E.sgd_stationary_loss
+        target, broken = (E, "sgd_stationary_loss"), lambda s, **kw: 1.1 * orig(s, **kw)
     else:
         orig = O._check_common
 
