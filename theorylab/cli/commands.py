@@ -441,9 +441,11 @@ def cmd_calibrate(args) -> int:
         sys.stdout.write(summary.to_csv(index=False))
     else:
         rows = [(f"{r.paper}:{r.claim}", "yes" if r.expected else "declared", r.reproduced, r.not_reproduced,
-                 r.inconclusive, r.error, r.flips, f"{r.ratio:.2f}" if r.ratio == r.ratio else "deterministic",
+                 r.inconclusive, r.error, r.flips, r.stage2_runs, r.stage2_overturned,
+                 f"{r.ratio:.2f}" if r.ratio == r.ratio else "deterministic",
                  _calibration_ok(r, len(seeds))) for r in summary.itertuples()]
-        print(_table(rows, ["claim", "expected", "repr.", "not repr.", "inconcl.", "error", "flips", "ratio", "ok"]))
+        print(_table(rows, ["claim", "expected", "repr.", "not repr.", "inconcl.", "error", "flips", "stage 2",
+                            "overturned", "ratio", "ok"]))
     print(f"\nwrote {folder} (band {RATIO_BAND}, seeds {seeds[0]}..{seeds[-1]})")
     if warning:
         _eprint(warning)
