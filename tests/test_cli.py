@@ -254,6 +254,59 @@ def test_calibration_summary_flags_under_coverage():
     assert not s.loc["exact", "statistical"] and s.loc["exact", "ok"]
 
 
+def _synthetic_runs(claim, seeds, half, phase="primary", status="reproduced"):
+    from scipy.stats import norm
+
+    k = len(seeds)
+    return [dict(paper="p", claim=claim, seed=s, verdict="reproduced", status=status, expected=True,
+                 value=float(norm.ppf((i + 0.5) / k)), ci_low=float(norm.ppf((i + 0.5) / k)) - half,
+                 ci_high=float(norm.ppf((i + 0.5) / k)) + half, level=0.95, phase=phase)
+            for i, s in enumerate(seeds)]
+
+
+def test_calibration_confirmation_stage_decides_an_out_of_band_ratio():
+    """The confirmation stage (core.calibrate docstring): a claim out of band over seeds 1..20 is judged
+    on its fresh seeds alone; a confirmation flip counts; a claim out of band on both stays out."""
+    import pandas as pd
+    from theorylab.core.calibrate import summarise
+
+    first, fresh = range(1, 21), range(21, 61)
+    rows = (_synthetic_runs("chance", first, 0.6) + _synthetic_runs("chance", fresh, 1.9, "confirm")
+            + _synthetic_runs("narrow", first, 0.6) + _synthetic_runs("narrow", fresh, 0.6, "confirm")
+            + _synthetic_runs("flip", first, 0.6) + _synthetic_runs("flip", fresh, 1.9, "confirm", "not reproduced"))
+    s = summarise(pd.DataFrame(rows)).set_index("claim")
+    assert s.loc["chance", "ratio"] > 1.4 and 0.7 <= s.loc["chance", "confirm_ratio"] <= 1.4
+    assert s.loc["chance", "calibrated"] and s.loc["chance", "ok"] and s.loc["chance", "confirm_seeds"] == 40
+    assert not s.loc["narrow", "calibrated"] and not s.loc["narrow", "ok"]
+    assert s.loc["flip", "confirm_flips"] == 40 and not s.loc["flip", "ok"]
+
+
+def test_calibration_confirms_only_the_claims_out_of_band(monkeypatch):
+    """Only the out-of-band claims are rerun, on seeds K+1..K+CONFIRM_SEEDS, and only when asked."""
+    import pandas as pd
+    from types import SimpleNamespace
+    from theorylab.core import calibrate as cal
+
+    calls = []
+
+    def fake_runs(claims, seeds, scale, progress, client=None, phase="primary"):
+        calls.append(([c.id for c in claims], list(seeds), phase))
+        rows = []
+        for c in claims:
+            rows += _synthetic_runs(c.id, seeds, {"good": 1.9, "bad": 0.6}[c.id], phase)
+        return pd.DataFrame(rows)
+
+    monkeypatch.setattr(cal, "_runs", fake_runs)
+    todo = [SimpleNamespace(id="good"), SimpleNamespace(id="bad")]
+    summary, runs = cal._calibrate(todo, list(range(1, 21)), "ci", None, None, cal.CONFIRM_SEEDS)
+    assert calls[1] == (["bad"], list(range(21, 21 + cal.CONFIRM_SEEDS)), "confirm")
+    assert len(calls) == 2 and set(runs["phase"]) == {"primary", "confirm"}
+    assert "| 3.26 (40 seeds) | **no** |" in cal.render_markdown(summary, seeds=range(1, 21), scale="ci")
+    calls.clear()
+    cal._calibrate(todo, list(range(1, 21)), "ci", None, None, 0)
+    assert len(calls) == 1
+
+
 # ------------------------------------------------------------------------------ dask cluster
 def test_check_on_a_dask_cluster_equals_the_serial_run(out, capsys):
     distributed = pytest.importorskip("distributed")

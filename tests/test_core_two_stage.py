@@ -102,6 +102,10 @@ def test_run_claim_keeps_both_stages_and_streams_differ_by_scale_and_stage():
     r = run_claim(c, "ci", 0)
     assert r.verdict == NOT_REPRODUCED and r.stage == 2 and r.stage1["verdict"] == NOT_REPRODUCED
     assert "confirmed on replicate" in r.stage_text and r.stage1["measured"] in r.note
+    from theorylab.core.records import stage_text, to_record
+    assert stage_text(to_record(r)) == r.stage_text  # the ledger's and report's rendering of the record
+    assert stage_text(to_record(run_claim(_claim(lambda *, seed: Estimate(value=0.0, ci=(-1, 1), predicted=0.0)),
+                                          "ci", 0))) == ""
     assert seeds == [c.seed(0, "ci"), c.seed(0, "ci", 2)] and seeds[0] != seeds[1]
     assert len({c.seed(0, "ci"), c.seed(0, "full"), c.seed(0, "ci", 2), c.seed(0, "full", 2)}) == 4
 

@@ -104,8 +104,7 @@ def test_every_claim_has_a_row_with_its_recorded_verdict(site):
             assert r["measured"] in text  # the recorded numbers, not retyped ones
         if pid == "gabp":
             second = "".join(rows[record["results"][1]["claim"]].itertext())
-            assert "decided on: the replicate stream (stage 2)" in second
-            assert "stage 1: not reproduced at 0.5 [0.4, 0.6]" in second
+            assert "on replicate (stage 1: not reproduced at 0.5 [0.4, 0.6])" in second
         for f in reg.figures_of(pid):
             fig = [el for el in doc.iter("figure") if el.get("id") == f"fig-{f.name}"]
             assert len(fig) == 1 and f.caption in "".join(fig[0].itertext())

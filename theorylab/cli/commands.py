@@ -405,7 +405,8 @@ def _calibrate_one(pid, seeds, args, folder, client):
         progress.finish(f"{c.key} seed {seed}", r.verdict)
 
     try:
-        summary, runs = calibrate_paper(pid, seeds, scale=args.scale, progress=tick, scheduler=client)
+        summary, runs = calibrate_paper(pid, seeds, scale=args.scale, progress=tick, scheduler=client,
+                                        confirm=args.confirm_seeds if len(seeds) >= SEEDS_FOR_BAND else 0)
     finally:
         progress.close()
     folder.mkdir(parents=True, exist_ok=True)
@@ -415,7 +416,7 @@ def _calibrate_one(pid, seeds, args, folder, client):
 
 
 def cmd_calibrate(args) -> int:
-    from ..core.calibrate import RATIO_BAND, render_markdown
+    from ..core.calibrate import RATIO_BAND, confirmed_cell, render_markdown
     from ..core.paths import results_dir
 
     import pandas as pd
@@ -442,10 +443,10 @@ def cmd_calibrate(args) -> int:
     else:
         rows = [(f"{r.paper}:{r.claim}", "yes" if r.expected else "declared", r.reproduced, r.not_reproduced,
                  r.inconclusive, r.error, r.flips, r.stage2_runs, r.stage2_overturned,
-                 f"{r.ratio:.2f}" if r.ratio == r.ratio else "deterministic",
+                 f"{r.ratio:.2f}" if r.ratio == r.ratio else "deterministic", confirmed_cell(r),
                  _calibration_ok(r, len(seeds))) for r in summary.itertuples()]
         print(_table(rows, ["claim", "expected", "repr.", "not repr.", "inconcl.", "error", "flips", "stage 2",
-                            "overturned", "ratio", "ok"]))
+                            "overturned", "ratio", "confirmed", "ok"]))
     print(f"\nwrote {folder} (band {RATIO_BAND}, seeds {seeds[0]}..{seeds[-1]})")
     if warning:
         _eprint(warning)
@@ -479,7 +480,7 @@ def seeds_warning(k: int, band) -> str | None:
             f"perfectly calibrated interval gives a ratio anywhere in [{lo:.2f}, {hi:.2f}] (95% of runs; "
             f"[{lo20:.2f}, {hi20:.2f}] with {SEEDS_FOR_BAND} seeds, which the band is set for). A ratio outside the "
             f"band is marked 'NO (ratio, {k} seeds)' and is not evidence of miscalibration; flips are counted over "
-            f"{k} runs only. Use --seeds {SEEDS_FOR_BAND} for a verdict on calibration.")
+            f"{k} runs only, and no confirmation stage runs. Use --seeds {SEEDS_FOR_BAND} for a verdict on calibration.")
 
 
 def _calibration_ok(r, k: int) -> str:

@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     targets(k, "PAPER")
     k.add_argument("--seeds", type=int, default=20, help="number of root seeds (default 20)")
     k.add_argument("--first-seed", type=int, default=1, help="first root seed (default 1)")
+    k.add_argument("--confirm-seeds", type=int, default=40, metavar="M",
+                   help="fresh seeds that re-measure a ratio outside the band (the confirmation stage of "
+                        "theorylab.core.calibrate; 0: none; default 40)")
     k.add_argument("--scale", choices=SCALE_CHOICES, default="ci", help=SCALE_HELP + " (default ci)")
     k.add_argument("--format", choices=("table", "json", "csv"), default="table")
 
@@ -93,6 +96,10 @@ def main(argv=None) -> int:
     from ..core.interrupt import Interrupted, handling_signals
     if args.command == "calibrate" and args.seeds < 2:
         _eprint("theorylab: error: --seeds must be at least 2")
+        return 2
+    if args.command == "calibrate" and (args.confirm_seeds < 0 or args.confirm_seeds == 1):
+        _eprint(f"theorylab: error: --confirm-seeds must be 0 (no confirmation stage) or at least 2, "
+                f"got {args.confirm_seeds}")
         return 2
     try:
         with handling_signals():

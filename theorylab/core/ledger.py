@@ -133,12 +133,13 @@ def counts(records: dict[str, dict]) -> dict[str, int]:
 def _verdict_cell(verdict: str, expect_reproduced: bool, row: dict | None = None) -> str:
     """The verdict, its status against the declaration, and how it was reached (two-stage rule)."""
     from .checks import status_of
+    from .records import stage_text
 
     row = row or {}
     status = status_of(verdict, expect_reproduced)
     marks = [] if status == "reproduced" else [status]
     if row.get("stage", 1) == 2:
-        marks.append(f"on replicate; stage 1 {(row.get('stage1') or {}).get('verdict', '?')}")
+        marks.append(stage_text({"verdict": verdict, **row}))
     if (row.get("numbers") or {}).get("outside_reported_ci"):
         marks.append("95% CI excludes the prediction: passes only at the family-wise level")
     return f"**{verdict}**" + (f" ({'; '.join(marks)})" if marks else "")

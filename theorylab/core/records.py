@@ -156,3 +156,16 @@ def loads(text: str, where: str = "record") -> tuple[dict, list]:
     except (RecordError, TypeError, ValueError) as exc:
         raise RecordError(f"{where}: not a results record ({exc})") from exc
     return header, results
+
+
+def stage_text(row: dict) -> str:
+    """How a recorded row's verdict was reached under the two-stage rule: '' for stage 1, else what the
+    replicate did, with stage 1's verdict and interval.  The one rendering of a record's stage, used by the
+    ledger and the HTML report; it equals ``Result.stage_text`` of the result the row records
+    (tests/test_records.py)."""
+    if row.get("stage", 1) != 2:
+        return ""
+    first = row.get("stage1") or {}
+    verdict, before = row.get("verdict", "?"), first.get("verdict", "?")
+    what = "confirmed" if verdict == before else verdict
+    return f"{what} on replicate (stage 1: {before} at {first.get('measured', '?')})"

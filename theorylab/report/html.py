@@ -22,6 +22,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from theorylab.core.records import stage_text
+
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 MARKER = ".theorylab-site"  # written into every site folder; only such folders are cleaned before writing
@@ -168,7 +170,7 @@ class ClaimRow:
     note: str
     plot: IntervalPlot | None
     calibration: dict | None
-    stage: dict = field(default_factory=dict)
+    stage: str = ""
     family: str = ""
     command: str = ""
     runtime_s: float | None = None
@@ -182,21 +184,14 @@ def _calibration(pid: str, root: Path) -> dict[str, dict]:
     out = {}
     with path.open(newline="") as fh:
         for row in csv.DictReader(fh):
-            ratio = _f(row.get("ratio"))
+            ratio, confirmed = _f(row.get("ratio")), _f(row.get("confirm_ratio"))
             out[row["claim"]] = {"seeds": row.get("seeds", ""), "flips": row.get("flips", ""),
                                  "reproduced": row.get("reproduced", ""),
                                  "ratio": f"{ratio:.2f}" if ratio is not None else "",
+                                 "confirmed": (f"{confirmed:.2f} on {int(float(row['confirm_seeds']))} fresh seeds"
+                                               if confirmed is not None else ""),
                                  "ok": str(row.get("ok", "")).lower() == "true"}
     return out
-
-
-def _stage(row: dict) -> dict:
-    """How a row decided by the two-stage rule got there (``stage`` 2 and its ``stage1``), else {}."""
-    if row.get("stage", 1) != 2:
-        return {}
-    first = row.get("stage1") or {}
-    return {"decided on": "the replicate stream (stage 2)",
-            "stage 1": f"{first.get('verdict', '?')} at {first.get('measured', '?')}"}
 
 
 def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
@@ -228,7 +223,7 @@ def claim_rows(pid: str, reg, doc: dict | None, calib: dict) -> list[ClaimRow]:
                              predicted=predicted, tolerance=tolerance, verdict=verdict, status=status,
                              status_class=STATUS_CLASS.get(status, "bad"), expected=c.expect_reproduced,
                              why_not=c.why_not, note=note, plot=plot, calibration=calib.get(c.id),
-                             stage=_stage(r or {}), family=family,
+                             stage=stage_text(r or {}), family=family,
                              command=f"theorylab check {pid}:{c.id} --scale full",
                              runtime_s=_f((r or {}).get("runtime_s")),
                              scale=(r or {}).get("scale", "")))
