@@ -208,3 +208,21 @@ def test_license_and_readme_counts():
     readme = (project_root() / "README.md").read_text()
     n = len(discover().papers)
     assert "all 38" not in readme and f"the {n} papers" in readme
+
+
+def test_calibrate_a_claim_replaces_only_its_rows(tmp_path):
+    """`calibrate PAPER:CLAIM` recalibrates one claim after its interval was fixed: its rows replace the old
+    ones in the paper's tables, the other claims' rows stay, in the registry's order; an unknown claim is refused."""
+    import pandas as pd
+
+    base = ["--out", str(tmp_path), "--no-progress"]
+    assert cli.main(["calibrate", "highway_bp", "--seeds", "2", *base]) == 0
+    before = pd.read_csv(tmp_path / "calibration" / "highway_bp.csv")
+    assert cli.main(["calibrate", "highway_bp:decay_bound", "--seeds", "3", *base]) == 0
+    after = pd.read_csv(tmp_path / "calibration" / "highway_bp.csv")
+    assert list(after["claim"]) == list(before["claim"])
+    assert dict(zip(after["claim"], after["seeds"])) == {c: (3 if c == "decay_bound" else 2) for c in before["claim"]}
+    runs = pd.read_csv(tmp_path / "calibration" / "highway_bp.runs.csv")
+    assert sorted(runs.loc[runs["claim"] == "decay_bound", "seed"]) == [1, 2, 3]
+    assert len(runs) == 2 * (len(before) - 1) + 3
+    assert cli.main(["calibrate", "highway_bp:no_such_claim", "--seeds", "2", *base]) == 2

@@ -396,9 +396,17 @@ def cmd_bench(args) -> int:
     return status
 
 
-def _calibrate_one(pid, seeds, args, folder, client):
+def _calibrate_one(pid, seeds, args, folder, client, named=None):
+    """Calibrate paper ``pid`` (only the claims ``named``, if given) and write its tables into ``folder``;
+    with ``named``, the other claims' rows already in the tables are kept as they were."""
     from ..core.calibrate import calibrate_paper
     claims = registry([pid]).claims_of(pid)
+    if named is not None:
+        unknown = sorted(set(named) - {c.id for c in claims})
+        if unknown:
+            raise ValueError(f"unknown claim{'s' if len(unknown) > 1 else ''} of {pid}: {', '.join(unknown)}; "
+                             f"known: {', '.join(c.id for c in claims)}")
+        claims = [c for c in claims if c.id in named]
     progress = Progress(len(claims) * len(seeds), f"calibrate {pid}", enabled=not args.no_progress)
 
     def tick(c, seed, r):
@@ -406,13 +414,28 @@ def _calibrate_one(pid, seeds, args, folder, client):
 
     try:
         summary, runs = calibrate_paper(pid, seeds, scale=args.scale, progress=tick, scheduler=client,
+                                        claims=None if named is None else [c.id for c in claims],
                                         confirm=args.confirm_seeds if len(seeds) >= SEEDS_FOR_BAND else 0)
     finally:
         progress.close()
     folder.mkdir(parents=True, exist_ok=True)
-    summary.to_csv(folder / f"{pid}.csv", index=False)
-    runs.to_csv(folder / f"{pid}.runs.csv", index=False)
+    order = [c.id for c in registry([pid]).claims_of(pid)]
+    for table, name in ((summary, f"{pid}.csv"), (runs, f"{pid}.runs.csv")):
+        _merge_rows(table, folder / name, order, replace=named is not None).to_csv(folder / name, index=False)
     return summary
+
+
+def _merge_rows(table, path, order, *, replace):
+    """``table``, or with ``replace`` the rows already in ``path`` with ``table``'s claims replaced by it,
+    in the registry's claim ``order`` (claims no longer registered are dropped)."""
+    import pandas as pd
+
+    if replace and path.exists():
+        kept = pd.read_csv(path)
+        table = pd.concat([kept[~kept["claim"].isin(set(table["claim"]))], table], ignore_index=True)
+    rank = {c: i for i, c in enumerate(order)}
+    table = table[table["claim"].isin(rank)]
+    return table.iloc[sorted(range(len(table)), key=lambda i: (rank[table["claim"].iloc[i]], i))]
 
 
 def cmd_calibrate(args) -> int:
@@ -422,6 +445,13 @@ def cmd_calibrate(args) -> int:
     import pandas as pd
 
     papers = select_papers(args.targets, all_=args.all)
+    named = {}  # paper -> claims named as PAPER:CLAIM (a paper named alone: all its claims)
+    for t in args.targets:
+        pid, _, cid = t.partition(":")
+        if not cid:
+            named[pid] = None
+        elif named.get(pid, ()) is not None:
+            named.setdefault(pid, []).append(cid)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
     require_writable(args, folder)
@@ -431,7 +461,7 @@ def cmd_calibrate(args) -> int:
     summaries = []
     with _connected(_scheduler_address(args)) as client:
         for pid in papers:
-            summaries.append(_calibrate_one(pid, seeds, args, folder, client))
+            summaries.append(_calibrate_one(pid, seeds, args, folder, client, None if args.all else named[pid]))
     summary = pd.concat(summaries, ignore_index=True)
     everything = [pd.read_csv(p) for p in sorted(folder.glob("*.csv")) if not p.name.endswith(".runs.csv")]
     table = pd.concat(everything, ignore_index=True) if everything else summary

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="small sizes (seconds)")
 
     k = command("calibrate", _c.cmd_calibrate, "rerun claims over root seeds: verdict flips, interval calibration")
-    targets(k, "PAPER")
+    targets(k, "PAPER or PAPER:CLAIM (a claim's rows replace its old ones in the paper's tables)")
     k.add_argument("--seeds", type=int, default=20, help="number of root seeds (default 20)")
     k.add_argument("--first-seed", type=int, default=1, help="first root seed (default 1)")
     k.add_argument("--confirm-seeds", type=int, default=40, metavar="M",
