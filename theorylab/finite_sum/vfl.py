@@ -202,7 +202,7 @@ def laser_objective(data: VerticalData, q: float) -> LaserObjective:
                 g[i] += a * D * cxy
                 c[i] += a * 0.5 * yy
     eig = np.linalg.eigvalsh(H)
-    if eig.min() <= 0:
+    if eig.min() <= 1e-10 * max(eig.max(), 1e-300):
         raise ValueError("the features are rank-deficient (X^T X singular): F is not strongly convex, pass n >= d "
                          "samples in general position")
     W_star = np.linalg.solve(H, g[..., None])[..., 0]
