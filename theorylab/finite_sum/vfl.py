@@ -203,8 +203,8 @@ def laser_objective(data: VerticalData, q: float) -> LaserObjective:
                 c[i] += a * 0.5 * yy
     eig = np.linalg.eigvalsh(H)
     if eig.min() <= 1e-10 * max(eig.max(), 1e-300):
-        raise ValueError("the features are rank-deficient (X^T X singular): F is not strongly convex, pass n >= d "
-                         "samples in general position")
+        raise ValueError(f"data: the heads' Hessians are singular (min eigenvalue {eig.min():.3g}; rank-deficient "
+                         "features, e.g. a constant-zero column): F is not strongly convex")
     W_star = np.linalg.solve(H, g[..., None])[..., 0]
     f_star = float(-0.5 * np.einsum("ik,ik->", W_star, g) + c.sum())
     return LaserObjective(H, g, c, W_star, f_star, float(eig.min()), float(eig.max()))
