@@ -164,6 +164,18 @@ class LaserObjective:
     mu: float
     L: float
 
+    def __post_init__(self):
+        H = check_array("H", self.H, ndim=3)
+        if H.shape[0] < 1 or H.shape[1] < 1 or H.shape[1] != H.shape[2]:
+            raise ValueError(f"H must have shape (K >= 1, d >= 1, d); got {H.shape}")
+        object.__setattr__(self, "H", H)
+        object.__setattr__(self, "g", check_array("g", self.g, shape=H.shape[:2]))
+        object.__setattr__(self, "c", check_array("c", self.c, shape=H.shape[:1]))
+        object.__setattr__(self, "W_star", check_array("W_star", self.W_star, shape=H.shape[:2]))
+        object.__setattr__(self, "f_star", check_real("f_star", self.f_star))
+        object.__setattr__(self, "mu", check_real("mu", self.mu, low=0.0, low_open=True))
+        object.__setattr__(self, "L", check_real("L", self.L, low=self.mu))
+
     def value(self, W) -> np.ndarray:
         """F at W (K, d), or at each of a stack (..., K, d)."""
         W = check_array("W", W)
