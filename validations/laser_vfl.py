@@ -143,7 +143,7 @@ def _floor_claim(q, *, etas, seeds, burn, window, seed):
 
 
 FLOOR_SCALES = {"ci": dict(etas=(0.01, 0.02, 0.04, 0.08), seeds=8, burn=5.0, window=15.0),
-                "full": dict(etas=(0.01, 0.02, 0.04, 0.08), seeds=32, burn=5.0, window=25.0)}
+                "full": dict(etas=(0.01, 0.02, 0.04, 0.08), seeds=24, burn=5.0, window=20.0)}
 FLOOR_STATEMENT = ("under PL, LASER-VFL SGD from W* settles at a floor E F - f* proportional to the step: log-log "
                    "slope 1 (margin 0.05 for the O(eta^2) term) over eta in {etas}, q = {q}; K = 4 blocks of 2 "
                    "features, n = 4000, batch 32, floor = time average over {window} / (eta mu) steps after "
@@ -187,7 +187,7 @@ def decay_rates(qs, eta, tau, seeds, seed) -> pd.DataFrame:
                  "is larger at observation probability q = {q_high} than at q = {q_low}, at step {eta}, by a positive "
                  "paired difference over {seeds} seeds (K = 4 blocks of 2 features, n = 4000, batch 32)",
        scales={"ci": dict(q_low=0.5, q_high=0.8, eta=0.04, tau=300, seeds=8),
-               "full": dict(q_low=0.5, q_high=0.8, eta=0.04, tau=300, seeds=32)})
+               "full": dict(q_low=0.5, q_high=0.8, eta=0.04, tau=300, seeds=40)})
 def decay_rate_grows_with_q(*, q_low, q_high, eta, tau, seeds, seed):
     """[derived] F(W; q) = sum_S q^|S| / |S| sum_{i in S} L_S(w_i): every Hessian term grows with q, so H_i(q) grows
     in the PSD order and with it the PL constant mu(q) = min eigenvalue, i.e. the contraction 1 - eta mu(q) of the
