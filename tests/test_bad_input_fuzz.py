@@ -234,6 +234,10 @@ EXAMPLES: dict[str, dict] = {
                                                y=np.array([0, 1, 2, 0, 1, 2])),
     "theorylab.finite_sum.minibatch_grads": dict(params=lambda: _mlp_params(), X=np.ones((6, 4)),
                                                  y=np.array([0, 1, 2, 0, 1, 2]), batches=np.array([[0, 1], [2, 3]])),
+    "theorylab.finite_sum.VerticalData": dict(X=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), y=np.ones(3),
+                                              block_sizes=(1, 1)),
+    "theorylab.finite_sum.predict": dict(data=lambda: importlib.import_module("theorylab.finite_sum").vertical_regression(
+        5, (1, 2)), W=np.ones((2, 3)), observed=[0, 1]),
     "theorylab.multiobjective.clustered_optimum": dict(problem=lambda: _clustered_problem()),
     "theorylab.gp.UCBUtility.deviation_values": dict(x=np.array([0, 1, 1])),
     "theorylab.gp.UCBUtility.mean_std": dict(profiles=np.array([[0, 1, 1], [1, 0, 2]])),

@@ -48,6 +48,8 @@ CASES = {
                        "pb = quadratic_mo_problem(K=3, d=10)", "run_mgda(pb, T={S})", 10, 500_000),
     "games": ("import warnings; warnings.simplefilter('ignore'); import theorylab.games as G; "
               "A = G.random_payoff_games(50, 8, seed=0)", "G.run_dynamics(A, T={S}, seed=0)", 10, 20_000),
+    "finite_sum": ("import theorylab.finite_sum as F; d = F.vertical_regression(4000)",
+                   "F.laser_sgd(d, 0.5, 0.01, {S}, record_every=100, seed=0)", 100, 600_000),
     "gp": ("import theorylab.gp.priors as P; X = np.random.default_rng(0).random(({S}, 2))",
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
 }
