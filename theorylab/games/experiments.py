@@ -123,10 +123,18 @@ def lemma_b1_point(*, game: int, n_games: int, T: int, T_sigma: int, seed: int, 
 # --------------------------------------------------------------------------- noisy feedback
 
 def noisy_point(*, T: int, n_games: int, d: int, seed: int, game_seed: int) -> pd.DataFrame:
+    """GAP(pi^{T+1}) of GABP under Theorem 4.3's schedule, each game run alone with its own L = ||A||_2 and its
+    own noise stream.  (One batched call would give every game the schedule of the batch's largest ||A||_2: a
+    factor shared by all games, so the games would not be independent units of the bootstrap, and the schedule
+    would change with n_games.)"""
     A = M.random_payoff_games(d, n_games, seed=game_seed)
-    r = M.run_dynamics(A, "gabp", mu=1.0, T_sigma=None, T=T, feedback="noisy", noise_std=0.1,
-                       eta_schedule="theorem43", record=[T + 1], seed=seed)
-    return pd.DataFrame({"T": T, "game": np.arange(n_games), "gap": r.gap[:, 0], "T_sigma": r.T_sigma})
+    gap, T_sigma = np.empty(n_games), 0
+    for g in range(n_games):
+        r = M.run_dynamics(A[g], "gabp", mu=1.0, T_sigma=None, T=T, feedback="noisy", noise_std=0.1,
+                           eta_schedule="theorem43", record=[T + 1], seed=child_seed(seed, "game", g))
+        gap[g], T_sigma = r.gap[0, 0], r.T_sigma
+    return pd.DataFrame({"T": T, "game": np.arange(n_games), "gap": gap, "T_sigma": T_sigma,
+                         "L": [M.lipschitz_constant(a) for a in A]})
 
 
 # --------------------------------------------------------------------------- dynamic regret
