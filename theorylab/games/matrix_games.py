@@ -323,7 +323,9 @@ def run_dynamics(A, method: str = "gabp", *, eta: float = 0.05, mu: float = 1.0,
     is replayed under independent noise.  ``T_sigma=None`` takes Theorem 4.1's (or 4.3's, with
     ``eta_schedule="theorem43"``) T_sigma with constant c, rounded up.  ``record``: increasing times in
     [1, T + 1] (default all).  An eta outside Theorem 4.1's range (0, mu/(L + mu)^2) for a perturbed method
-    gives a RuntimeWarning, and the run.  Jitted over runs (threads when ``parallel``)."""
+    gives a RuntimeWarning, and the run.  Jitted over runs (threads when ``parallel``).  Theorem 4.3's schedule and
+    the default T_sigma use one L for all runs, the largest ||A||_2 over the games: call once per game for each
+    game's own constants."""
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel must be True or False; got {parallel!r}")
     (A, code, eta, mu, T_sigma, T, mode, kappa, theta, noise_std, x0, y0, rec, L) = _dyn_args(
