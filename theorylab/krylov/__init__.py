@@ -10,10 +10,10 @@ Modules (import from them directly or from here):
 
 from .bilevel import (MAX_OUTER_WORK, BilevelRun, LogisticHyperparameter, QuadraticBilevel, cg_bilevel, lancbio,
                       logistic_hyperparameter, neumann_bilevel, quadratic_bilevel, restart_schedule)
-from .lanczos import (REORTH_CHOICES, HVPCounter, cg_error_bound, cg_iterates, check_spd, lanczos,
+from .lanczos import (REORTH_CHOICES, HVPCounter, cg_error_bound, cg_iterates, check_spd, lanczos_basis,
                       lanczos_iterates)
 
 __all__ = ["MAX_OUTER_WORK", "BilevelRun", "LogisticHyperparameter", "QuadraticBilevel", "cg_bilevel", "lancbio",
            "logistic_hyperparameter", "neumann_bilevel", "quadratic_bilevel", "restart_schedule",
-           "REORTH_CHOICES", "HVPCounter", "cg_error_bound", "cg_iterates", "check_spd", "lanczos",
+           "REORTH_CHOICES", "HVPCounter", "cg_error_bound", "cg_iterates", "check_spd", "lanczos_basis",
            "lanczos_iterates"]

@@ -27,10 +27,10 @@ import numpy as np
 
 from theorylab.core import check_array, check_budget, check_choice, check_int, check_real
 
-__all__ = ["HVPCounter", "check_spd", "lanczos", "lanczos_iterates", "cg_iterates", "cg_error_bound",
+__all__ = ["HVPCounter", "check_spd", "lanczos_basis", "lanczos_iterates", "cg_iterates", "cg_error_bound",
            "REORTH_CHOICES"]
 
-#: Reorthogonalisation options of :func:`lanczos`: none (the three-term recurrence only, as the authors' code)
+#: Reorthogonalisation options of :func:`lanczos_basis`: none (the three-term recurrence only, as the authors' code)
 #: or full (each new vector orthogonalised twice against all previous ones).
 REORTH_CHOICES = ("none", "full")
 #: Largest matrix side accepted (a dense n x n matrix and an n x (steps + 1) basis are held in memory).
@@ -89,7 +89,7 @@ def _rhs_steps(op, r, steps):
     return r, steps
 
 
-def lanczos(H, r, steps: int, *, reorth: str = "none"):
+def lanczos_basis(H, r, steps: int, *, reorth: str = "none"):
     """``steps`` Lanczos steps on the SPD matrix ``H`` (an array or an :class:`HVPCounter`) from ``r``:
     returns (Q (n, j + 1), alpha (j,), beta (j,)) with j <= steps; j < steps only at an exact breakdown
     (beta_j <= 1e-14 |H| : the Krylov space is invariant and the Galerkin solution exact).  One HVP per step."""
@@ -123,7 +123,7 @@ def _tridiagonal(alpha, beta):
 def lanczos_iterates(H, r, steps: int, *, reorth: str = "none") -> np.ndarray:
     """The Lanczos-Galerkin solutions s_i = |r| Q_i T_i^{-1} e_1 of H s = r for i = 1..steps, as rows of a
     (steps, n) array (after an exact breakdown at i, the later rows repeat s_i, which is then exact)."""
-    Q, alpha, beta = lanczos(H, r, steps, reorth=reorth)
+    Q, alpha, beta = lanczos_basis(H, r, steps, reorth=reorth)
     rnorm = float(np.linalg.norm(check_array("r", r)))
     out = np.empty((int(steps), Q.shape[0]))
     for i in range(int(steps)):
