@@ -416,7 +416,11 @@ def lancbio(problem, K: int = 1000, *, T: int = 5, theta: float = 0.01, lam: flo
         st["alphas"].append(alpha)
         Tj = np.diag(st["alphas"]) + np.diag(st["betas"], 1) + np.diag(st["betas"], -1)
         Qm = np.column_stack(Q)
-        dv = Qm @ np.linalg.solve(Tj, Qm.T @ r)
+        try:
+            dv = Qm @ np.linalg.solve(Tj, Qm.T @ r)
+        except np.linalg.LinAlgError:
+            raise SimulationDiverged(f"lancbio: the tridiagonal T_j of size {len(Q)} is singular at outer step "
+                                     f"k = {k} (an indefinite or diverged Hessian)") from None
         omega = u - alpha * q
         if reorth == "full":
             for _ in range(2):
