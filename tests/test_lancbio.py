@@ -128,6 +128,7 @@ def test_lancbio_converges_and_reproduces():
     assert run.summed_grad_norm2[-1] == pytest.approx(run.grad_norm2.sum())
 
 
+@pytest.mark.filterwarnings("ignore:overflow")
 def test_divergence_is_raised():
     P = B.quadratic_bilevel(10, kappa=10.0, seed=0)
     with pytest.raises(SimulationDiverged, match="lancbio"):
