@@ -311,8 +311,7 @@ class BilevelRun:
 
     def __post_init__(self):
         check_record(self)
-        if self.method not in ("lancbio", "cg", "neumann"):
-            raise ValueError(f"BilevelRun: method must be 'lancbio', 'cg' or 'neumann'; got {self.method!r}")
+        check_choice("method", self.method, ("lancbio", "cg", "neumann"))
         if self.hvps < 0:
             raise ValueError(f"BilevelRun: hvps must be >= 0; got {self.hvps}")
 
