@@ -21,11 +21,11 @@ minus = P.grad_x_f(x, y) - P.B.T @ np.linalg.solve(P.H, P.grad_y_f(x, y))
 print("plus :", np.abs(P.hypergradient(x) - fd).max(), " minus:", np.abs(minus - fd).max())"""),
         ("md", r"""## Krylov dimension: LancBiO's recursion, CG and the CG bound (frozen problem)"""),
         ("code", """from theorylab.validations.lancbio import fig_krylov_error_and_outer
-def show(steps=40, K=100):
+def show(steps=30, K=80):
     fig, table = fig_krylov_error_and_outer(steps=steps, K=K, seed=0)
     return table[table.panel == "outer"].groupby("method").agg(hvps=("hvps", "first"), final=("value", "last"))"""),
-        explore_cell("show(steps, K)", {"steps": (40, "IntSlider(value=40, min=10, max=150)"),
-                                        "K": (100, "IntSlider(value=100, min=50, max=800)")}),
+        explore_cell("show(steps, K)", {"steps": (30, "IntSlider(value=30, min=10, max=150)"),
+                                        "K": (80, "IntSlider(value=80, min=50, max=800)")}),
         ("md", r"""## Hessian-vector products: K plus one per restart (the code's rule)"""),
         ("code", """ms, restarts = B.restart_schedule(1000)
 print("restarts:", restarts.sum(), " HVPs:", 1000 + restarts.sum(), " largest m:", ms.max())"""),
