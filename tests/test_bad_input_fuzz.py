@@ -239,6 +239,9 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.finite_sum.predict": dict(data=lambda: importlib.import_module("theorylab.finite_sum").vertical_regression(
         5, (1, 2)), W=np.ones((2, 3)), observed=[0, 1]),
     "theorylab.multiobjective.clustered_optimum": dict(problem=lambda: _clustered_problem()),
+    "theorylab.krylov.LogisticHyperparameter": dict(A_train=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.3]]),
+                                                    b_train=np.array([1.0, -1.0, 1.0]),
+                                                    A_val=np.array([[0.3, 1.0], [1.0, -0.4]]), b_val=np.array([-1.0, 1.0])),
     "theorylab.gp.UCBUtility.deviation_values": dict(x=np.array([0, 1, 1])),
     "theorylab.gp.UCBUtility.mean_std": dict(profiles=np.array([[0, 1, 1], [1, 0, 2]])),
     "theorylab.gp.iterated_best_response": dict(utility=lambda: _instance("theorylab.gp.UCBUtility"),

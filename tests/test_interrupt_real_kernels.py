@@ -52,6 +52,8 @@ CASES = {
                    "F.laser_sgd(d, 0.5, 0.01, {S}, record_every=100, seed=0)", 100, 600_000),
     "gp": ("import theorylab.gp.priors as P; X = np.random.default_rng(0).random(({S}, 2))",
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
+    "krylov": ("import theorylab.krylov as KR; pb = KR.quadratic_bilevel(200, kappa=30.0)",
+               "KR.lancbio(pb, {S}, T=10, theta=1 / 30, lam=0.5)", 10, 5000),
 }
 
 SCRIPT = """
