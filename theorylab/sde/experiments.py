@@ -1,4 +1,4 @@
-"""Experiment runners behind the adaptive_sde claims and figures (validations/adaptive_sde.py).
+"""Experiment runners behind the adaptive_sde claims and figures (validations/adaptive_sde/).
 
 Each function takes ``seed`` and returns the measured table or samples (a figure's data builder
 returns the table the figure plots); nothing here decides a verdict or sets a tolerance.  Sweep points (:func:`stationary_point`, :func:`adaptive_point`) are module-level so that
