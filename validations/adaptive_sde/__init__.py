@@ -124,7 +124,7 @@ for _opt, _sig, _src, _ref, _cit in (
 # the same check on a small MLP regression (numpy; issue #3's third test objective)
 
 _MLP = dict(n=32, p=2, m=4, label_noise=0.1, data_seed=0, init_seed=1, init_scale=0.5)
-_WEAK_MLP = {"ci": dict(n_paths=400, etas=(2 ** -4, 2 ** -5, 2 ** -6)),
+_WEAK_MLP = {"ci": dict(n_paths=200, etas=(2 ** -4, 2 ** -5, 2 ** -6)),
              "full": dict(n_paths=5000, etas=(2 ** -4, 2 ** -5, 2 ** -6, 2 ** -7))}
 
 

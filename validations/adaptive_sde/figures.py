@@ -90,7 +90,7 @@ def signsgd_vs_nu(*, eta, n_paths, t_avg, nus, seed):
         caption="RMSpropW / AdamW asymptotic E f vs sigma for weight decay theta in {0, 0.1, 1}: linear for theta = 0, "
                 "saturating at eta sum h / (4 theta) for theta > 0 (thin horizontal lines); closed forms in grey, "
                 "dashed / dash-dotted / dotted for theta = 0 / 0.1 / 1",
-        scales={"ci": dict(eta=4e-3, n_paths=20, sigmas=(1.0, 16.0, 256.0)),
+        scales={"ci": dict(eta=4e-3, n_paths=10, sigmas=(1.0, 16.0, 256.0)),
                 "full": dict(eta=1e-3, n_paths=1000, sigmas=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0,
                                                              1024.0))})
 def saturation_vs_theta(*, eta, n_paths, sigmas, seed):
@@ -120,7 +120,7 @@ def saturation_vs_theta(*, eta, n_paths, sigmas, seed):
 @figure(PAPER, "scaling_rule_per_sample",
         caption="RMSpropW loss vs samples under the batch scaling rule, kappa in {1, 2, 4, 8}: from x0 = 1 "
                 "(gradient-dominated, curves separate) and x0 = 0.1 (noise-dominated, curves collapse)",
-        scales={"ci": dict(_SCALE["ci"], n_paths=40), "full": dict(_SCALE["full"])})
+        scales={"ci": dict(_SCALE["ci"], n_paths=20), "full": dict(_SCALE["full"])})
 def scaling_rule_per_sample(*, seed, **kw):
     fig, axes = subplots(1, 2, width=4.5, height=3.8)
     frames = []
