@@ -7,7 +7,7 @@ SDEs: Theoretical Insights on the Role of Noise", ICLR 2025, arXiv 2411.15958).
   or Student-t gradient noise, their SDEs, and coupled optimizer/SDE runs;
 * :mod:`~theorylab.sde.mlp`: a small tanh-MLP regression in numpy with injected noise, the
   optimizers and the SGD/SignSGD SDEs on it;
-* :mod:`~theorylab.sde.theory`: the closed forms checked by ``validations/adaptive_sde.py``.
+* :mod:`~theorylab.sde.theory`: the closed forms checked by ``validations/adaptive_sde/``.
 """
 
 from .engine import (convergence_table, coupled_terminal, euler_maruyama, gbm_exact, ou_moments,

@@ -1,29 +1,61 @@
-"""Experiment runners behind the adaptive_sde claims and figures (validations/adaptive_sde.py).
+"""Experiment runners behind the adaptive_sde claims and figures (validations/adaptive_sde/).
 
-Each function takes ``seed`` and returns the measured table or samples; nothing here decides a
-verdict.  Sweep points (:func:`stationary_point`, :func:`adaptive_point`) are module-level so that
+Each function takes ``seed`` and returns the measured table or samples (a figure's data builder
+returns the table the figure plots); nothing here decides a verdict or sets a tolerance.  Sweep points (:func:`stationary_point`, :func:`adaptive_point`) are module-level so that
 :func:`theorylab.core.sweep.sweep` can cache them and send them to another process or a cluster.
 The quadratics are the issue's: ``H10`` = diag(1..10) (d = 10) and ``HA`` = diag(1, 2) for RMSpropW/AdamW.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
-from theorylab.core.rates import bootstrap_rows
-from theorylab.core.seeding import as_generator
+from theorylab.core.rates import bootstrap_rows, fit_loglog, mean_ci, paired_ratio
+from theorylab.core.seeding import as_generator, child_seed
 from theorylab.core.sweep import grid, sweep
 
-from .measure import decay_rate, stationary_loss
-from .optimizers import Quadratic, run_optimizer
-from .theory import (adaptive_stationary_loss, scale_hyperparameters, sgd_stationary_loss, signsgd_phase3_rate,
-                     signsgd_stationary_loss, t_density_at_zero)
+from .measure import decay_rate, stationary_loss, weak_error_sup
+from .mlp import MLPRegression, run_mlp_coupled
+from .optimizers import Quadratic, run_optimizer, run_sde, sign_mean
+from .theory import (adaptive_stationary_loss, phase_of, scale_hyperparameters, sgd_stationary_loss,
+                     signsgd_phase1_loss, signsgd_phase3_rate, signsgd_stationary_loss, t_density_at_zero)
 
 #: the diagonal quadratic of the stationary-loss checks, d = 10
 H10 = np.linspace(1.0, 10.0, 10)
 #: the diagonal quadratic of the RMSpropW / AdamW checks
 HA = np.array([1.0, 2.0])
+
+
+# --------------------------------------------------------------------------- weak approximation
+def weak_hyper(optimizer, *, rho1, rho2, theta):
+    """``eta -> hyper-parameters`` with beta_i = 1 - rho_i eta (so the SDE does not depend on eta) for
+    RMSpropW/AdamW; None for SGD and SignSGD (no hyper-parameters)."""
+    if optimizer in ("rmspropw", "adamw"):
+        return lambda eta: dict(beta1=1 - rho1 * eta, beta2=1 - rho2 * eta, eps=1e-8, theta=theta)
+    return None
+
+
+def weak_errors_quadratic(optimizer, *, h, rot_seed, x0, sigma, etas, n_paths, rho1, rho2, theta, seed):
+    """sup_t weak error of the optimizer against its SDE per eta (:func:`weak_error_sup`) on the rotated
+    quadratic with eigenvalues ``h``, t in (0, 2] every 1/8, SDE steps eta / 4, 100 bootstrap replicates."""
+    q = Quadratic.rotated(h, seed=rot_seed)
+    return weak_error_sup(optimizer, q, np.array(x0), etas=etas, sigma=sigma, t_end=2.0, t_record=0.125,
+                          n_paths=n_paths, n_sub=4, seed=seed, hyper=weak_hyper(optimizer, rho1=rho1, rho2=rho2,
+                                                                                theta=theta), n_boot=100)
+
+
+def weak_errors_mlp(optimizer, *, n, p, m, label_noise, data_seed, init_seed, init_scale, sigma, etas, n_paths,
+                    seed):
+    """The same on a tanh-MLP regression with teacher data, t in (0, 1] every 1/16: ``(table, mlp, |Y| at w0)``."""
+    mlp = MLPRegression.teacher(n=n, p=p, m=m, label_noise=label_noise, seed=data_seed)
+    w0 = mlp.init(scale=init_scale, seed=init_seed)
+    y0 = np.abs(mlp.grad(w0[None, :])[0]) / sigma
+    df = weak_error_sup(optimizer, mlp, w0, etas=etas, sigma=sigma, t_end=1.0, t_record=0.0625, n_paths=n_paths,
+                        n_sub=4, seed=seed, n_boot=100, runner=run_mlp_coupled)
+    return df, mlp, y0
 
 
 # --------------------------------------------------------------------------- stationary loss
@@ -48,6 +80,21 @@ def stationary_sweep(optimizer, *, eta, sigmas, n_paths, t_avg, seed, noise="gau
     df = sweep(stationary_point, grid(optimizer=[optimizer], sigma=list(sigmas), eta=[eta], n_paths=[n_paths],
                                       t_avg=[t_avg], noise=[noise], nu=[nu]), seed=seed, desc="stationary loss")
     return df.drop(columns=["nu"]) if nu is None else df       # no all-NaN column for Gaussian noise
+
+
+def nu_sweep(*, eta, n_paths, t_avg, nus, seed):
+    """Figure data: the stationary loss at sigma = 1 under Student-t(nu) noise per nu (child stream ``("nu", j)``),
+    SignSGD for every nu, SGD for nu > 2.5 (finite variance): columns nu, optimizer, mean, lo, hi, predicted."""
+    rows = []
+    for j, nu in enumerate(nus):
+        d1 = stationary_sweep("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg,
+                              seed=child_seed(seed, "nu", j), noise="student_t", nu=nu).iloc[0]
+        rows.append(dict(nu=nu, optimizer="signsgd", mean=d1["mean"], lo=d1.lo, hi=d1.hi, predicted=d1.predicted))
+        if nu > 2.5:
+            d2 = stationary_sweep("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg,
+                                  seed=child_seed(seed, "nu", j), noise="student_t", nu=nu).iloc[0]
+            rows.append(dict(nu=nu, optimizer="sgd", mean=d2["mean"], lo=d2.lo, hi=d2.hi, predicted=d2.predicted))
+    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- heavy tails
@@ -85,12 +132,85 @@ def cauchy_tail_curve(optimizer, *, n_paths, groups, eta, n_steps, seed, n_boot=
     return df, slopes
 
 
-# --------------------------------------------------------------------------- SignSGD phase 3
+def cauchy_tail_fit(optimizer, *, n_paths, groups, eta, n_steps, seed):
+    """The log-log slope of :func:`cauchy_tail_curve` in n, with the 95% percentile interval of its bootstrap over
+    paths (the whole curve recomputed per replicate, so the points, which share their paths, keep their
+    correlation; replicates with a non-positive point dropped): ``(RateFit, table)``."""
+    df, slopes = cauchy_tail_curve(optimizer, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
+    fit = fit_loglog(np.asarray(groups, dtype=float), df.median_mean.to_numpy())
+    slopes = slopes[np.isfinite(slopes)]
+    lo, hi = np.quantile(slopes, [0.025, 0.975])
+    return dataclasses.replace(fit, ci=(float(lo), float(hi)), stderr=float(np.std(slopes, ddof=1)),
+                               method="bootstrap over paths"), df
+
+
+# --------------------------------------------------------------------------- SignSGD phases 1 and 3, drift
+def phase1_law_table(*, n_paths, eta, seed):
+    """SignSGD from x0 = 5 on f(x) = x^2/2, sigma = 0.1 (phase 1 throughout): mean loss with its CI at t = 1..4
+    against the phase-1 law ``signsgd_phase1_loss(12.5, 1, t)``."""
+    q = Quadratic.diagonal([1.0])
+    ts = np.array([1.0, 2.0, 3.0, 4.0])
+    every = int(round(1.0 / eta))
+    run = run_optimizer("signsgd", q, 5.0, eta=eta, sigma=0.1, n_steps=4 * every, n_paths=n_paths,
+                        record_every=every, seed=seed)
+    law = signsgd_phase1_loss(12.5, 1.0, ts)
+    rows = []
+    for j, t in enumerate(ts):
+        m, lo, hi, se = mean_ci(run.loss[:, j + 1])
+        rows.append(dict(t=t, mean=m, lo=lo, hi=hi, law=law[j], ratio=m / law[j], Y=np.sqrt(2 * m) / 0.1))
+    return pd.DataFrame(rows)
+
+
+def phase1_bound_curve(*, n_paths, eta, seed):
+    """SignSGD from x0 = 3 on ``H10``, sigma = 0.1, over t <= 0.8 T* (41 times): mean loss, its standard error and
+    the phase-1 bound ``signsgd_phase1_loss(f0, mu, t)``."""
+    q = Quadratic.diagonal(H10)
+    x0 = np.full(10, 3.0)
+    f0 = float(q.loss(x0))
+    T = 0.8 * np.sqrt(2 * f0 / q.mu)
+    n = int(round(T / eta))
+    every = max(1, n // 40)
+    run = run_optimizer("signsgd", q, x0, eta=eta, sigma=0.1, n_steps=every * 40, n_paths=n_paths,
+                        record_every=every, seed=seed)
+    return pd.DataFrame({"t": run.t, "mean": run.mean(), "se": run.se(), "bound": signsgd_phase1_loss(f0, q.mu, run.t)})
+
+
+def sign_drift_table(*, n_draws, seed):
+    """Mean and variance of sign(Y + xi) over ``n_draws`` fresh draws per (noise, Y) cell, Gaussian, Student-t(3) and
+    Cauchy xi, against ``sign_mean``; ``z_mean`` = (mean - S(Y)) / its standard error (independent across cells)."""
+    rng = as_generator(seed)
+    ys = np.array([0.1, 0.5, 1.0, 1.25, 1.5, 2.5])
+    rows = []
+    for noise, nu in (("gaussian", None), ("student_t", 3.0), ("student_t", 1.0)):
+        for y in ys:
+            xi = rng.standard_normal(n_draws) if noise == "gaussian" else rng.standard_t(nu, n_draws)
+            s = np.sign(y + xi)
+            m, v = s.mean(), s.var()
+            pred = float(sign_mean(y, noise=noise, nu=nu))
+            rows.append(dict(noise=f"{noise}{'' if nu is None else nu}", Y=y, phase=int(phase_of(y)),
+                             mean=m, predicted=pred, z_mean=(m - pred) / np.sqrt((1 - pred ** 2) / n_draws),
+                             var=v, var_predicted=1 - pred ** 2))
+    return pd.DataFrame(rows)
+
+
+def phase_trajectories(*, eta, n_paths, t_end, seed, sigmas=(0.1, 1.0, 10.0)):
+    """Figure data: SignSGD and its SDE from x0 = 3 on ``H10`` per sigma (child stream ``("sigma", j)``), mean loss
+    and standard error at about 200 times: columns sigma, kind, t, mean, se."""
+    q = Quadratic.diagonal(H10)
+    n = int(round(t_end / eta))
+    every = max(1, n // 200)
+    rows = []
+    for j, s in enumerate(sigmas):
+        for kind, runner in (("optimizer", run_optimizer), ("SDE", run_sde)):
+            run = runner("signsgd", q, 3.0, eta=eta, sigma=s, n_steps=every * (n // every), n_paths=n_paths,
+                         record_every=every, seed=child_seed(seed, "sigma", j))
+            rows += [dict(sigma=s, kind=kind, t=t, mean=a, se=b) for t, a, b in zip(run.t, run.mean(), run.se())]
+    return pd.DataFrame(rows)
+
+
 def phase3_rates(*, n_paths, eta, sigmas, seed, y0=0.5, n_boot=200):
     """Per sigma, SignSGD's relaxation rate of E x^2 / 2 on f(x) = x^2/2 from x0 = y0 sigma (phase 3), its
     bootstrap standard error over paths, and the predicted rate ``signsgd_phase3_rate(1, sigma)``."""
-    from theorylab.core.seeding import as_generator, child_seed
-
     rng = as_generator(seed)
     rows = []
     for j, s in enumerate(sigmas):
@@ -129,6 +249,18 @@ def adaptive_cases(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed,
                  seed=seed, desc="asymptotic loss")
 
 
+def saturation_cases(optimizer, *, eta, n_paths, sigmas, thetas, seed):
+    """Figure data: :func:`adaptive_cases` per theta (child stream ``("theta", j)``, rho1 = 100, rho2 = 1), over the
+    sigmas whose relaxation time 1 / (h_min / sigma + theta) is at most 20, with an ``optimizer`` column."""
+    frames = []
+    for j, th in enumerate(thetas):
+        ok = [s for s in sigmas if (HA.min() / s + th) >= 1 / 20]
+        df = adaptive_cases(optimizer, eta=eta, sigmas=tuple(ok), thetas=(th,), n_paths=n_paths, rho1=100.0, rho2=1.0,
+                            seed=child_seed(seed, "theta", j))
+        frames.append(df.assign(optimizer=optimizer))
+    return pd.concat(frames, ignore_index=True)
+
+
 # --------------------------------------------------------------------------- the batch scaling rule
 def scaling_runs(optimizer, *, kappas, eta, beta1, beta2, theta, sigma, n_paths, n_samples, seed, n_points=40,
                  x0=1.0):
@@ -153,6 +285,29 @@ def scaling_runs(optimizer, *, kappas, eta, beta1, beta2, theta, sigma, n_paths,
         tails[kappa] = run.loss[:, n_points // 2 + 1:].mean(axis=1)
         losses[kappa] = run.loss
     return pd.DataFrame(rows), tails, losses
+
+
+def scaling_stationary_ratio(optimizer, *, seed, **kw):
+    """E f(kappa_max) / E f(kappa = 1), per-path time averages over the second half of :func:`scaling_runs`, with its
+    delta-method standard error including the covariance of the paired paths: ``(table, ratio, se, m_1, m_max)``."""
+    df, tails, _ = scaling_runs(optimizer, seed=seed, **kw)
+    k = max(kw["kappas"])
+    ratio, se = paired_ratio(tails[k], tails[1])
+    return df, ratio, se, float(tails[1].mean()), float(tails[k].mean())
+
+
+def per_sample_speed(optimizer, x0, *, seed, **kw):
+    """Relaxation rate per sample of E f - f_inf, kappa_max over kappa = 1 (:func:`per_sample_rate_ratio` on
+    :func:`scaling_runs` from ``x0``), with the 95% percentile interval of its paired bootstrap over paths:
+    ``(table, ratio, (lo, hi), end of the window)``."""
+    df, _, losses = scaling_runs(optimizer, seed=seed, x0=x0, **kw)
+    k = max(kw["kappas"])
+    f_inf = adaptive_stationary_loss(HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
+    n = df[df.kappa == 1].samples.values.astype(float)
+    est, boot, stop = per_sample_rate_ratio(n, losses[1], losses[k], f_inf, seed=seed)
+    boot = boot[np.isfinite(boot)]
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    return df, float(est), (float(lo), float(hi)), stop
 
 
 def per_sample_rate_ratio(samples, loss_1, loss_k, f_inf, *, seed, n_boot=300):

@@ -5,7 +5,7 @@ were): the structure (Thm 3.2 SignSGD SDE,
 Cor. 3.3 Gaussian/erf, Lemma 3.4 phases with threshold 3/2, Lemma 3.7 stationary
 distribution, Lemma 3.13 scaling rules) is confirmed by the public reviews; the explicit
 constants below are the brief's *derived* forms, treated as hypotheses that the checks in
-``validations/adaptive_sde.py`` test against simulation.
+``validations/adaptive_sde/`` test against simulation.
 """
 
 from __future__ import annotations

@@ -9,30 +9,22 @@ below states which.  The stationary covariances of SGD (Lemma 3.8: (eta/2) H^-1 
 are as quoted by a third party's full-text reading of arXiv 2411.15958 (a public research note
 found with the code search, not the paper itself); the brief's derived stationary losses agree
 with them (E f = tr(H Cov) / 2).  The checks test those forms against simulation.
+
+The claims are here, the figures in ``figures.py``; the runs behind both in :mod:`theorylab.sde.experiments`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
-import pandas as pd
 
-from theorylab.core import Bound, Estimate, Paper, Slope, as_generator, claim, figure, fit_loglog, mean_ci
-from theorylab.core.seeding import child_seed
-from theorylab.core.plotting import errorbar_ci, loglog_rate, subplots, sym, theory_line
-from theorylab.core.rates import batch_means, paired_ratio
-from theorylab.sde import (Quadratic, adaptive_stationary_loss, convergence_table, phase_of, run_optimizer,
-                           run_sde, sgd_stationary_loss, sign_mean, signsgd_phase1_loss, signsgd_stationary_loss,
-                           t_density_at_zero)
-from theorylab.sde.engine import em_ou_moments, ou_moments
-from theorylab.sde.experiments import (H10, HA as _HA, adaptive_cases as _adaptive_cases, cauchy_tail_curve,
-                                       per_sample_rate_ratio, phase3_rates as _phase3_rates, scaling_runs,
-                                       stationary_sweep as _stationary_sweep)
-from theorylab.sde.measure import weak_error_sup
-from theorylab.sde.mlp import MLPRegression, run_mlp_coupled
+from theorylab.core import Bound, Estimate, Paper, Slope, claim, fit_loglog
 from theorylab.core.evidence import z_of
-from theorylab.core.rates import curve_slope
+from theorylab.core.rates import batch_means, curve_slope
+from theorylab.sde import adaptive_stationary_loss, convergence_table, sign_mean, t_density_at_zero
+from theorylab.sde import experiments as E
+from theorylab.sde.engine import em_ou_moments, ou_moments
+from theorylab.sde.experiments import H10, HA as _HA, adaptive_cases as _adaptive_cases
+from theorylab.sde.experiments import stationary_sweep as _stationary_sweep
 
 PAPER = Paper(id="adaptive_sde",
               title="Adaptive Methods through the Lens of SDEs: Theoretical Insights on the Role of Noise",
@@ -107,19 +99,11 @@ _Q2 = dict(h=(1.0, 4.0), rot_seed=1)
 _X0 = (1.5, -1.0)
 _WEAK = {"ci": dict(n_paths=3000, etas=(2 ** -3, 2 ** -4, 2 ** -5, 2 ** -6)),
          "full": dict(n_paths=100_000, etas=(2 ** -3, 2 ** -4, 2 ** -5, 2 ** -6, 2 ** -7))}
-_RHO1, _RHO2 = 5.0, 1.0       # beta_i = 1 - rho_i eta: the SDE does not depend on eta
-
-
-def _hyper(optimizer):
-    if optimizer in ("rmspropw", "adamw"):
-        return lambda eta: dict(beta1=1 - _RHO1 * eta, beta2=1 - _RHO2 * eta, eps=1e-8, theta=0.1)
-    return None
+_RHO = dict(rho1=5.0, rho2=1.0, theta=0.1)      # RMSpropW/AdamW: beta_i = 1 - rho_i eta, the SDE does not depend on eta
 
 
 def _weak_claim(optimizer, sigma, *, n_paths, etas, seed):
-    q = Quadratic.rotated(_Q2["h"], seed=_Q2["rot_seed"])
-    df = weak_error_sup(optimizer, q, np.array(_X0), etas=etas, sigma=sigma, t_end=2.0, t_record=0.125,
-                        n_paths=n_paths, n_sub=4, seed=seed, hyper=_hyper(optimizer), n_boot=100)
+    df = E.weak_errors_quadratic(optimizer, x0=_X0, sigma=sigma, etas=etas, n_paths=n_paths, seed=seed, **_Q2, **_RHO)
     fit = fit_loglog(df.eta.values, df.weak.values, y_se=df.weak_se.values, seed=seed)
     return Slope(fit=fit, predicted=1.0, side="at_least", data=df,
                  note=f"non-diagonal 2-d quadratic h={_Q2['h']}, sigma={sigma}, t in (0, 2]; SDE by EM with "
@@ -140,17 +124,12 @@ for _opt, _sig, _src, _ref, _cit in (
 # the same check on a small MLP regression (numpy; issue #3's third test objective)
 
 _MLP = dict(n=32, p=2, m=4, label_noise=0.1, data_seed=0, init_seed=1, init_scale=0.5)
-_WEAK_MLP = {"ci": dict(n_paths=400, etas=(2 ** -4, 2 ** -5, 2 ** -6)),
+_WEAK_MLP = {"ci": dict(n_paths=200, etas=(2 ** -4, 2 ** -5, 2 ** -6)),
              "full": dict(n_paths=5000, etas=(2 ** -4, 2 ** -5, 2 ** -6, 2 ** -7))}
 
 
 def _weak_mlp_claim(optimizer, *, n_paths, etas, seed, sigma=0.05):
-    mlp = MLPRegression.teacher(n=_MLP["n"], p=_MLP["p"], m=_MLP["m"], label_noise=_MLP["label_noise"],
-                                seed=_MLP["data_seed"])
-    w0 = mlp.init(scale=_MLP["init_scale"], seed=_MLP["init_seed"])
-    y0 = np.abs(mlp.grad(w0[None, :])[0]) / sigma
-    df = weak_error_sup(optimizer, mlp, w0, etas=etas, sigma=sigma, t_end=1.0, t_record=0.0625, n_paths=n_paths,
-                        n_sub=4, seed=seed, n_boot=100, runner=run_mlp_coupled)
+    df, mlp, y0 = E.weak_errors_mlp(optimizer, sigma=sigma, etas=etas, n_paths=n_paths, seed=seed, **_MLP)
     fit = fit_loglog(df.eta.values, df.weak.values, y_se=df.weak_se.values, seed=seed)
     return Slope(fit=fit, predicted=1.0, side="at_least", data=df,
                  note=f"tanh MLP p={_MLP['p']}, m={_MLP['m']} (D={mlp.D}), n={_MLP['n']} teacher data; sigma={sigma}, "
@@ -158,19 +137,14 @@ def _weak_mlp_claim(optimizer, *, n_paths, etas, seed, sigma=0.05):
                       f"with dt = eta/4 on the optimizer's own Gaussian numbers")
 
 
-@claim(PAPER, "weak_order_signsgd_mlp", source="paper", ref="Thm 3.2, Cor. 3.3, §4", citation="Thm 3.2 / Cor. 3.3 (weak order 1); §4 protocol: full-batch "
-       "gradient + injected Gaussian noise on an MLP",
-       statement="on a small MLP regression the SignSGD SDE tracks SignSGD's mean loss with sup_t error O(eta) "
-                 "(log-log slope in eta >= 1)", scales=_WEAK_MLP)
-def weak_order_signsgd_mlp(*, n_paths, etas, seed):
-    return _weak_mlp_claim("signsgd", n_paths=n_paths, etas=etas, seed=seed)
+claim(PAPER, "weak_order_signsgd_mlp", source="paper", ref="Thm 3.2, Cor. 3.3, §4", citation="Thm 3.2 / Cor. 3.3 (weak order 1); §4 protocol: full-batch "
+      "gradient + injected Gaussian noise on an MLP",
+      statement="on a small MLP regression the SignSGD SDE tracks SignSGD's mean loss with sup_t error O(eta) "
+                "(log-log slope in eta >= 1)", scales=_WEAK_MLP, fixed=dict(optimizer="signsgd"))(_weak_mlp_claim)
 
-
-@claim(PAPER, "weak_order_sgd_mlp", source="third-party", ref="§4", citation="SGD SDE (Li et al. 2017), the paper's baseline; MLP as in §4",
-       statement="on a small MLP regression the SGD SDE tracks SGD's mean loss with sup_t error O(eta)",
-       scales=_WEAK_MLP)
-def weak_order_sgd_mlp(*, n_paths, etas, seed):
-    return _weak_mlp_claim("sgd", n_paths=n_paths, etas=etas, seed=seed)
+claim(PAPER, "weak_order_sgd_mlp", source="third-party", ref="§4", citation="SGD SDE (Li et al. 2017), the paper's baseline; MLP as in §4",
+      statement="on a small MLP regression the SGD SDE tracks SGD's mean loss with sup_t error O(eta)",
+      scales=_WEAK_MLP, fixed=dict(optimizer="sgd"))(_weak_mlp_claim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,7 +182,8 @@ def sgd_stationary_slope(*, eta, sigmas, n_paths, t_avg, seed):
 
 
 def _constant_claim(optimizer, *, eta, sigmas, n_paths, t_avg, seed):
-    df = _stationary_sweep(optimizer, eta=eta, sigmas=sigmas[:1], n_paths=n_paths, t_avg=t_avg, seed=seed)
+    # at sigma = 1 (the scale's sigmas are the slope claims')
+    df = _stationary_sweep(optimizer, eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
     r = df.iloc[0]
     a = _signsgd_rate_max(r.sigma) if optimizer == "signsgd" else H10.max()
     return _ratio_estimate(r["mean"], r.lo, r.hi, r.predicted, rtol=eta * a / 2, data=df,
@@ -216,17 +191,13 @@ def _constant_claim(optimizer, *, eta, sigmas, n_paths, t_avg, seed):
                                 f"first-order discretisation correction of the stationary variance")
 
 
-@claim(PAPER, "signsgd_stationary_constant", source="derived", ref="Lemma 3.7", citation="Lemma 3.7 setting; [DERIVED] (eta/4) sqrt(pi/2) sum sigma_i",
-       statement="SignSGD's stationary loss equals (eta/4) sqrt(pi/2) sum_i sigma_i, independent of H",
-       scales=_STAT)
-def signsgd_stationary_constant(*, eta, sigmas, n_paths, t_avg, seed):
-    return _constant_claim("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
+claim(PAPER, "signsgd_stationary_constant", source="derived", ref="Lemma 3.7", citation="Lemma 3.7 setting; [DERIVED] (eta/4) sqrt(pi/2) sum sigma_i",
+      statement="SignSGD's stationary loss equals (eta/4) sqrt(pi/2) sum_i sigma_i, independent of H",
+      scales=_STAT, fixed=dict(optimizer="signsgd"))(_constant_claim)
 
-
-@claim(PAPER, "sgd_stationary_constant", source="third-party", ref="Lemma 3.8", citation="Lemma 3.8 [3rd-party full-text reading]: E f = tr(H Cov)/2 = (eta/4) sum sigma_i^2",
-       statement="SGD's stationary loss equals (eta/4) sum_i sigma_i^2", scales=_STAT)
-def sgd_stationary_constant(*, eta, sigmas, n_paths, t_avg, seed):
-    return _constant_claim("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=seed)
+claim(PAPER, "sgd_stationary_constant", source="third-party", ref="Lemma 3.8", citation="Lemma 3.8 [3rd-party full-text reading]: E f = tr(H Cov)/2 = (eta/4) sum sigma_i^2",
+      statement="SGD's stationary loss equals (eta/4) sum_i sigma_i^2",
+      scales=_STAT, fixed=dict(optimizer="sgd"))(_constant_claim)
 
 
 @claim(PAPER, "signsgd_cauchy_stationary", source="derived", ref="§3.1",
@@ -247,32 +218,22 @@ _TAIL = {"ci": dict(n_paths=2 ** 13, groups=(4, 16, 64, 256), eta=0.02, n_steps=
 
 
 def _tail_claim(optimizer, predicted, *, n_paths, groups, eta, n_steps, seed):
-    df, slopes = cauchy_tail_curve(optimizer, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
-    fit = fit_loglog(np.asarray(groups, dtype=float), df.median_mean.to_numpy())
     # CI: bootstrap over paths (the unit), recomputing the whole curve, so that the points, which
     # share their paths (every n regroups the same f), keep their correlation
-    slopes = slopes[np.isfinite(slopes)]
-    lo, hi = np.quantile(slopes, [0.025, 0.975])
-    fit = dataclasses.replace(fit, ci=(float(lo), float(hi)), stderr=float(np.std(slopes, ddof=1)),
-                              method="bootstrap over paths")
+    fit, df = E.cauchy_tail_fit(optimizer, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
     return Slope(fit=fit, predicted=predicted, tol=0.1, data=df,
                  note="median over groups of the sample mean of f over n paths; slope 1 = infinite mean "
                       "(1/2-stable f), slope 0 = finite mean; tol 0.1 for finite-n pre-asymptotics; CI by bootstrap "
                       "over paths of the whole curve (all n share the paths)")
 
 
-@claim(PAPER, "sgd_cauchy_no_stationary_loss", source="paper", ref="§3.1", citation="heavy-tail discussion (§3.1): SGD fails under heavy tails",
-       statement="negative control: under Cauchy noise SGD's stationary loss has infinite mean (the sample mean "
-                 "over n paths grows like n)", scales=_TAIL)
-def sgd_cauchy_no_stationary_loss(*, n_paths, groups, eta, n_steps, seed):
-    return _tail_claim("sgd", 1.0, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
+claim(PAPER, "sgd_cauchy_no_stationary_loss", source="paper", ref="§3.1", citation="heavy-tail discussion (§3.1): SGD fails under heavy tails",
+      statement="negative control: under Cauchy noise SGD's stationary loss has infinite mean (the sample mean "
+                "over n paths grows like n)", scales=_TAIL, fixed=dict(optimizer="sgd", predicted=1.0))(_tail_claim)
 
-
-@claim(PAPER, "signsgd_cauchy_finite_mean", source="paper", ref="§3.1", citation="heavy-tail result (§3.1): SignSGD is robust to heavy tails",
-       statement="under Cauchy noise SignSGD's stationary loss has a finite mean (sample mean over n paths "
-                 "does not grow with n)", scales=_TAIL)
-def signsgd_cauchy_finite_mean(*, n_paths, groups, eta, n_steps, seed):
-    return _tail_claim("signsgd", 0.0, n_paths=n_paths, groups=groups, eta=eta, n_steps=n_steps, seed=seed)
+claim(PAPER, "signsgd_cauchy_finite_mean", source="paper", ref="§3.1", citation="heavy-tail result (§3.1): SignSGD is robust to heavy tails",
+      statement="under Cauchy noise SignSGD's stationary loss has a finite mean (sample mean over n paths "
+                "does not grow with n)", scales=_TAIL, fixed=dict(optimizer="signsgd", predicted=0.0))(_tail_claim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,17 +246,7 @@ _P1 = {"ci": dict(n_paths=50, eta=4e-3), "full": dict(n_paths=2000, eta=1e-3)}
 @claim(PAPER, "signsgd_phase1_law", source="derived", ref="Lemma 3.4", citation="Lemma 3.4 phase 1 (|Y| > 3/2) [DERIVED]: f = (sqrt f0 - sqrt(mu/2) t)^2",
        statement="in phase 1 SignSGD's loss on a 1-d quadratic follows (sqrt(f0) - sqrt(mu/2) t)^2", scales=_P1)
 def signsgd_phase1_law(*, n_paths, eta, seed):
-    q = Quadratic.diagonal([1.0])
-    ts = np.array([1.0, 2.0, 3.0, 4.0])
-    every = int(round(1.0 / eta))
-    run = run_optimizer("signsgd", q, 5.0, eta=eta, sigma=0.1, n_steps=4 * every, n_paths=n_paths,
-                        record_every=every, seed=seed)
-    law = signsgd_phase1_loss(12.5, 1.0, ts)
-    rows = []
-    for j, t in enumerate(ts):
-        m, lo, hi, se = mean_ci(run.loss[:, j + 1])
-        rows.append(dict(t=t, mean=m, lo=lo, hi=hi, law=law[j], ratio=m / law[j], Y=np.sqrt(2 * m) / 0.1))
-    df = pd.DataFrame(rows)
+    df = E.phase1_law_table(n_paths=n_paths, eta=eta, seed=seed)
     w = int(np.argmax(np.abs(df.ratio - 1)))
     r = df.iloc[w]
     return _ratio_estimate(r["mean"], r.lo, r.hi, r.law, rtol=1e-6, atol=0.0, max_ci_width=0.1, data=df,
@@ -306,24 +257,14 @@ def signsgd_phase1_law(*, n_paths, eta, seed):
        statement="in phase 1 SignSGD's mean loss on a 10-d quadratic stays below (sqrt(f0) - sqrt(mu/2) t)^2",
        scales=_P1)
 def signsgd_phase1_bound(*, n_paths, eta, seed):
-    q = Quadratic.diagonal(H10)
-    x0 = np.full(10, 3.0)
-    f0 = float(q.loss(x0))
-    T = 0.8 * np.sqrt(2 * f0 / q.mu)
-    n = int(round(T / eta))
-    every = max(1, n // 40)
-    run = run_optimizer("signsgd", q, x0, eta=eta, sigma=0.1, n_steps=every * 40, n_paths=n_paths,
-                        record_every=every, seed=seed)
-    law = signsgd_phase1_loss(f0, q.mu, run.t)
-    m = run.mean()
-    se = run.se()
-    gap = (m - law)[1:] / law[1:]
+    df = E.phase1_bound_curve(n_paths=n_paths, eta=eta, seed=seed)
+    t, m, se, law = (df[c].to_numpy()[1:] for c in ("t", "mean", "se", "bound"))
+    gap = (m - law) / law
     w = int(np.argmax(gap))
-    df = pd.DataFrame({"t": run.t, "mean": m, "se": se, "bound": law})
     v = gap[w]
-    s = se[1:][w] / law[1:][w] * z_of(0.95)
+    s = se[w] / law[w] * z_of(0.95)
     return Bound(value=float(v), bound=0.0, side="<=", ci=(float(v - s), float(v + s)), data=df,
-                 note=f"largest (E f - bound) / bound over t <= 0.8 T*, at t = {run.t[1:][w]:.3g}")
+                 note=f"largest (E f - bound) / bound over t <= 0.8 T*, at t = {t[w]:.3g}")
 
 
 _P3 = {"ci": dict(n_paths=1000, eta=2e-3, sigmas=(0.5, 1.0, 2.0, 4.0)),
@@ -333,7 +274,7 @@ _P3 = {"ci": dict(n_paths=1000, eta=2e-3, sigmas=(0.5, 1.0, 2.0, 4.0)),
 @claim(PAPER, "signsgd_phase3_rate_inverse_sigma", source="third-party", ref="Lemma 3.4, Thm 3.5-type", citation="Lemma 3.4 phase 3 / Thm 3.5-type rate [RECALLED]",
        statement="in phase 3 SignSGD's convergence rate is inversely proportional to sigma (slope -1)", scales=_P3)
 def signsgd_phase3_rate_inverse_sigma(*, n_paths, eta, sigmas, seed):
-    df = _phase3_rates(n_paths=n_paths, eta=eta, sigmas=sigmas, seed=seed)
+    df = E.phase3_rates(n_paths=n_paths, eta=eta, sigmas=sigmas, seed=seed)
     fit = fit_loglog(df.sigma.values, df.rate.values, y_se=df.se.values, seed=seed)
     return Slope(fit=fit, predicted=-1.0, data=df, note="x0 = sigma / 2 (|Y0| = 1/2) for every sigma")
 
@@ -342,7 +283,7 @@ def signsgd_phase3_rate_inverse_sigma(*, n_paths, eta, sigmas, seed):
        statement="in phase 3 E x_t^2 relaxes at rate 2a with a = sqrt(2/pi) h / sigma, within the linearisation "
                  "error of erf at |Y0| = 1/2", scales=_P3)
 def signsgd_phase3_rate_constant(*, n_paths, eta, sigmas, seed):
-    df = _phase3_rates(n_paths=n_paths, eta=eta, sigmas=(1.0,), seed=seed)
+    df = E.phase3_rates(n_paths=n_paths, eta=eta, sigmas=(1.0,), seed=seed)
     r = df.iloc[0]
     lin = 1 - float(sign_mean(0.5)) / (np.sqrt(2 / np.pi) * 0.5)
     return Estimate.from_se(r.ratio, r.se / r.predicted, 1.0, rtol=lin, data=df,
@@ -356,20 +297,8 @@ _DRIFT = {"ci": dict(n_draws=200_000), "full": dict(n_draws=4_000_000)}
        statement="the mean SignSGD step equals -(1 - 2 P(g + Z < 0)) and its variance 1 - (that)^2, for Gaussian, "
                  "Student-t(3) and Cauchy noise, across the three phases' |Y|", scales=_DRIFT)
 def signsgd_drift_cdf(*, n_draws, seed):
-    rng = as_generator(seed)
-    ys = np.array([0.1, 0.5, 1.0, 1.25, 1.5, 2.5])
-    rows = []
-    for noise, nu in (("gaussian", None), ("student_t", 3.0), ("student_t", 1.0)):
-        for y in ys:
-            # fresh draws per (noise, Y) cell: the z-scores are then independent, so sum z^2 ~ chi2_k
-            xi = rng.standard_normal(n_draws) if noise == "gaussian" else rng.standard_t(nu, n_draws)
-            s = np.sign(y + xi)
-            m, v = s.mean(), s.var()
-            pred = float(sign_mean(y, noise=noise, nu=nu))
-            rows.append(dict(noise=f"{noise}{'' if nu is None else nu}", Y=y, phase=int(phase_of(y)),
-                             mean=m, predicted=pred, z_mean=(m - pred) / np.sqrt((1 - pred ** 2) / n_draws),
-                             var=v, var_predicted=1 - pred ** 2))
-    df = pd.DataFrame(rows)
+    # fresh draws per (noise, Y) cell: the z-scores are then independent, so sum z^2 ~ chi2_k
+    df = E.sign_drift_table(n_draws=n_draws, seed=seed)
     z = df.z_mean.values
     chi2 = float(np.sum(z ** 2))
     k = z.size
@@ -406,22 +335,15 @@ def _adaptive_claim(optimizer, *, eta, sigmas, thetas, n_paths, rho1, rho2, seed
                                  f"rtol = eta a_max{' + a_max / rho1' if optimizer == 'adamw' else ''} = {rtol:.3g}")
 
 
-@claim(PAPER, "rmspropw_asymptotic_loss", source="third-party", ref="Lemma C.57-type", citation="Lemma C.57-type stationary covariance (eta/2)(H Sigma^-1/2 + theta I)^-1 "
-       "[3rd-party full-text reading of the AdamW lemma; RMSpropW analogue DERIVED]: "
-       "E f = (eta/4) sum h_i sigma_i / (sqrt(B) h_i + theta sigma_i)",
-       statement="RMSpropW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
-       scales=_ADA)
-def rmspropw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
-    return _adaptive_claim("rmspropw", eta=eta, sigmas=sigmas, thetas=thetas, n_paths=n_paths, rho1=rho1, rho2=rho2,
-                           seed=seed)
+claim(PAPER, "rmspropw_asymptotic_loss", source="third-party", ref="Lemma C.57-type", citation="Lemma C.57-type stationary covariance (eta/2)(H Sigma^-1/2 + theta I)^-1 "
+      "[3rd-party full-text reading of the AdamW lemma; RMSpropW analogue DERIVED]: "
+      "E f = (eta/4) sum h_i sigma_i / (sqrt(B) h_i + theta sigma_i)",
+      statement="RMSpropW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
+      scales=_ADA, fixed=dict(optimizer="rmspropw"))(_adaptive_claim)
 
-
-@claim(PAPER, "adamw_asymptotic_loss", source="third-party", ref="Lemmas", citation="Lemmas C.52 (Adam, Cov = (eta/2) Sigma^1/2 H^-1) and C.57 (AdamW, Cov = (eta/2)(H Sigma^-1/2 + theta I)^-1) [3rd-party full-text reading]",
-       statement="AdamW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
-       scales=_ADA)
-def adamw_asymptotic_loss(*, eta, sigmas, thetas, n_paths, rho1, rho2, seed):
-    return _adaptive_claim("adamw", eta=eta, sigmas=sigmas, thetas=thetas, n_paths=n_paths, rho1=rho1, rho2=rho2,
-                           seed=seed)
+claim(PAPER, "adamw_asymptotic_loss", source="third-party", ref="Lemmas", citation="Lemmas C.52 (Adam, Cov = (eta/2) Sigma^1/2 H^-1) and C.57 (AdamW, Cov = (eta/2)(H Sigma^-1/2 + theta I)^-1) [3rd-party full-text reading]",
+      statement="AdamW's asymptotic loss on a quadratic is (eta/4) sum h sigma / (sqrt(B) h + theta sigma)",
+      scales=_ADA, fixed=dict(optimizer="adamw"))(_adaptive_claim)
 
 
 _SAT = {"ci": dict(eta=2e-3, sigmas=(64.0, 256.0, 1024.0), n_paths=200, rho1=100.0, rho2=1.0),
@@ -440,18 +362,13 @@ def _saturation(optimizer, *, eta, sigmas, n_paths, rho1, rho2, seed):
                       f"at sigma_min, {tol:.3f}")
 
 
-@claim(PAPER, "rmspropw_weight_decay_saturation", source="third-party", ref="Lemma C.57", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
-       statement="with theta > 0 RMSpropW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
-       scales=_SAT)
-def rmspropw_weight_decay_saturation(*, eta, sigmas, n_paths, rho1, rho2, seed):
-    return _saturation("rmspropw", eta=eta, sigmas=sigmas, n_paths=n_paths, rho1=rho1, rho2=rho2, seed=seed)
+claim(PAPER, "rmspropw_weight_decay_saturation", source="third-party", ref="Lemma C.57", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
+      statement="with theta > 0 RMSpropW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
+      scales=_SAT, fixed=dict(optimizer="rmspropw"))(_saturation)
 
-
-@claim(PAPER, "adamw_weight_decay_saturation", source="third-party", ref="Lemma C.57", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
-       statement="with theta > 0 AdamW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
-       scales=_SAT)
-def adamw_weight_decay_saturation(*, eta, sigmas, n_paths, rho1, rho2, seed):
-    return _saturation("adamw", eta=eta, sigmas=sigmas, n_paths=n_paths, rho1=rho1, rho2=rho2, seed=seed)
+claim(PAPER, "adamw_weight_decay_saturation", source="third-party", ref="Lemma C.57", citation="Lemma C.57 (AdamW stationary covariance bounded by (eta/2) / theta) [3rd-party reading]; stabilisation [REVIEW]",
+      statement="with theta > 0 AdamW's asymptotic loss saturates in sigma (log-log slope 0 at large sigma)",
+      scales=_SAT, fixed=dict(optimizer="adamw"))(_saturation)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,28 +388,23 @@ def _rtol_scaling(kw):
 
 
 def _scaling_stationary(optimizer, *, seed, **kw):
-    df, tails, _ = scaling_runs(optimizer, seed=seed, **kw)
-    k = max(kw["kappas"])
-    m1, mk = float(tails[1].mean()), float(tails[k].mean())
     # delta method with the covariance: path i of every kappa runs on the same per-path seed (paired)
-    ratio, se = paired_ratio(tails[k], tails[1])
+    df, ratio, se, m1, mk = E.scaling_stationary_ratio(optimizer, seed=seed, **kw)
+    k = max(kw["kappas"])
     pred = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
     return Estimate.from_se(ratio, se, 1.0, rtol=_rtol_scaling(kw),
                             data=df, note=f"E f(kappa = {k}) / E f(kappa = 1), time average over the second half; "
                                           f"levels {m1:.4g} and {mk:.4g}, formula {pred:.4g}")
 
 
-@claim(PAPER, "rmspropw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
-       statement="scaling B -> kappa B with eta, theta -> sqrt(kappa) x, 1 - beta -> kappa (1 - beta), "
-                 "eps -> eps / sqrt(kappa) leaves RMSpropW's asymptotic loss unchanged", scales=_SCALE)
-def rmspropw_scaling_rule_stationary(*, seed, **kw):
-    return _scaling_stationary("rmspropw", seed=seed, **kw)
+claim(PAPER, "rmspropw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
+      statement="scaling B -> kappa B with eta, theta -> sqrt(kappa) x, 1 - beta -> kappa (1 - beta), "
+                "eps -> eps / sqrt(kappa) leaves RMSpropW's asymptotic loss unchanged",
+      scales=_SCALE, fixed=dict(optimizer="rmspropw"))(_scaling_stationary)
 
-
-@claim(PAPER, "adamw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
-       statement="the same scaling rule leaves AdamW's asymptotic loss unchanged", scales=_SCALE)
-def adamw_scaling_rule_stationary(*, seed, **kw):
-    return _scaling_stationary("adamw", seed=seed, **kw)
+claim(PAPER, "adamw_scaling_rule_stationary", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
+      statement="the same scaling rule leaves AdamW's asymptotic loss unchanged",
+      scales=_SCALE, fixed=dict(optimizer="adamw"))(_scaling_stationary)
 
 
 _SPEED = {"ci": dict(_SCALE["ci"], n_samples=6000), "full": dict(_SCALE["full"], n_samples=12000)}
@@ -500,33 +412,25 @@ _SPEED = {"ci": dict(_SCALE["ci"], n_samples=6000), "full": dict(_SCALE["full"],
 
 def _per_sample_speed(optimizer, x0, *, seed, **kw):
     """Relaxation rate per sample of E f - f_inf for kappa_max against kappa = 1 (Estimate of the ratio)."""
-    df, _, losses = scaling_runs(optimizer, seed=seed, x0=x0, **kw)
-    k = max(kw["kappas"])
-    f_inf = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
-    n = df[df.kappa == 1].samples.values.astype(float)
     # paired bootstrap over paths (the window's end recomputed on every replicate)
-    est, boot, stop = per_sample_rate_ratio(n, losses[1], losses[k], f_inf, seed=seed)
-    boot = boot[np.isfinite(boot)]
-    lo, hi = np.quantile(boot, [0.025, 0.975])
+    df, est, (lo, hi), stop = E.per_sample_speed(optimizer, x0, seed=seed, **kw)
+    k = max(kw["kappas"])
     signal = float(np.max((_HA * x0) ** 2) * k / kw["sigma"] ** 2)
     rtol = min(signal, 1.0) + _rtol_scaling(kw)
-    return Estimate(value=float(est), ci=(float(lo), float(hi)), predicted=1.0, rtol=rtol, data=df,
+    return Estimate(value=est, ci=(lo, hi), predicted=1.0, rtol=rtol, data=df,
                     note=f"per-sample rate of E f - f_inf, kappa = {k} over kappa = 1, samples in [0, {stop:.0f}]; "
                          f"x0 = {x0}; rtol = (grad f)^2 / (Sigma / B) at x0 for kappa = {k} ({signal:.3g}) "
                          f"+ eta sqrt(kappa) a_max")
 
 
-@claim(PAPER, "rmspropw_scaling_rule_per_sample", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
-       statement="near the minimum (noise-dominated second moment) the scaling rule leaves RMSpropW's loss-vs-samples "
-                 "curve unchanged: equal relaxation rate per sample for kappa = 1 and 8", scales=_SPEED)
-def rmspropw_scaling_rule_per_sample(*, seed, **kw):
-    return _per_sample_speed("rmspropw", 0.1, seed=seed, **kw)
+claim(PAPER, "rmspropw_scaling_rule_per_sample", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
+      statement="near the minimum (noise-dominated second moment) the scaling rule leaves RMSpropW's loss-vs-samples "
+                "curve unchanged: equal relaxation rate per sample for kappa = 1 and 8",
+      scales=_SPEED, fixed=dict(optimizer="rmspropw", x0=0.1))(_per_sample_speed)
 
-
-@claim(PAPER, "adamw_scaling_rule_per_sample", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
-       statement="near the minimum the scaling rule leaves AdamW's loss-vs-samples curve unchanged", scales=_SPEED)
-def adamw_scaling_rule_per_sample(*, seed, **kw):
-    return _per_sample_speed("adamw", 0.1, seed=seed, **kw)
+claim(PAPER, "adamw_scaling_rule_per_sample", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
+      statement="near the minimum the scaling rule leaves AdamW's loss-vs-samples curve unchanged",
+      scales=_SPEED, fixed=dict(optimizer="adamw", x0=0.1))(_per_sample_speed)
 
 
 @claim(PAPER, "rmspropw_scaling_rule_far_from_minimum", source="derived", ref="Lemma 3.13", citation="Lemma 3.13 scaling rule [DERIVED form]",
@@ -544,151 +448,4 @@ def rmspropw_scaling_rule_far_from_minimum(*, seed, **kw):
     return ev
 
 
-# ---------------------------------------------------------------------------------------------
-# figures
-# ---------------------------------------------------------------------------------------------
-
-@figure(PAPER, "trajectories_phases",
-        caption="SignSGD vs its SDE (Euler–Maruyama, dt = eta): mean loss with 95% band on a 10-d quadratic, "
-                "sigma spanning phase 1 (sigma = 0.1), the transition (1) and phase 3 (10)",
-        scales={"ci": dict(eta=4e-3, n_paths=40, t_end=6.0), "full": dict(eta=1e-3, n_paths=1000, t_end=10.0)})
-def trajectories_phases(*, eta, n_paths, t_end, seed):
-    q = Quadratic.diagonal(H10)
-    n = int(round(t_end / eta))
-    every = max(1, n // 200)
-    fig, axes = subplots(1, 1, width=5.5, height=4.0)
-    ax = axes[0, 0]
-    rows = []
-    for j, s in enumerate((0.1, 1.0, 10.0)):
-        for kind, runner in (("optimizer", run_optimizer), ("SDE", run_sde)):
-            run = runner("signsgd", q, 3.0, eta=eta, sigma=s, n_steps=every * (n // every), n_paths=n_paths,
-                         record_every=every, seed=child_seed(seed, "sigma", j))
-            m, se = run.mean(), run.se()
-            line = ax.plot(run.t, m, "-" if kind == "optimizer" else "--", label=f"{sym('sigma')} = {s:g}, {kind}",
-                           color=f"C{j}")
-            ax.fill_between(run.t, m - z_of(0.95) * se, m + z_of(0.95) * se, color=line[0].get_color(), alpha=0.2)
-            rows += [dict(sigma=s, kind=kind, t=t, mean=a, se=b) for t, a, b in zip(run.t, m, se)]
-    ax.set_yscale("log")
-    ax.set_xlabel(r"$t = k\eta$")
-    ax.set_ylabel(r"$E\,f$")
-    ax.set_title(r"SignSGD vs SDE ($x_0 = 3$, $h = 1..10$)")
-    ax.legend(fontsize=7, title="shaded: 95% CI", title_fontsize=7)
-    return fig, pd.DataFrame(rows)
-
-
-@figure(PAPER, "stationary_vs_sigma",
-        caption="Stationary E f vs sigma, log-log (95% error bars): SignSGD slope 1, SGD slope 2; closed forms in grey, "
-                "SignSGD's dashed and SGD's dash-dotted",
-        scales={"ci": dict(_STAT["ci"], sigmas=(0.5, 2.0), n_paths=40, t_avg=3.0), "full": dict(_STAT["full"])})
-def stationary_vs_sigma(*, eta, sigmas, n_paths, t_avg, seed):
-    fig, axes = subplots(1, 1, width=5.0, height=4.0)
-    ax = axes[0, 0]
-    frames = []
-    for j, (opt, slope) in enumerate((("signsgd", 1.0), ("sgd", 2.0))):
-        df = _stationary_sweep(opt, eta=eta, sigmas=sigmas, n_paths=n_paths, t_avg=t_avg, seed=seed)
-        fit = fit_loglog(df.sigma.values, df["mean"].values, y_se=df.se.values, seed=seed)
-        loglog_rate(ax, df.sigma, df["mean"], fit=fit, yerr=z_of(0.95) * df.se, label=opt, color=f"C{j}")
-        theory_line(ax, df.sigma.to_numpy(dtype=float), df.predicted.to_numpy(dtype=float),
-                    label=f"{opt} closed form", slope=slope)
-        frames.append(df.assign(optimizer=opt))
-    ax.set_xlabel(sym("sigma"))
-    ax.set_ylabel(r"stationary $E\,f$")
-    ax.legend(fontsize=7)
-    return fig, pd.concat(frames, ignore_index=True)
-
-
-@figure(PAPER, "signsgd_vs_nu",
-        caption="Stationary E f under Student-t(nu) noise: SignSGD finite for every nu (closed form eta sum sigma / "
-                "(8 c_nu)), SGD's closed form diverges as nu -> 2 (infinite for nu <= 2)",
-        scales={"ci": dict(eta=4e-3, n_paths=40, t_avg=2.0, nus=(1.0, 3.0, 10.0)),
-                "full": dict(eta=1e-3, n_paths=2000, t_avg=20.0, nus=(1.0, 1.5, 2.0, 2.5, 3.0, 5.0, 10.0, 30.0))})
-def signsgd_vs_nu(*, eta, n_paths, t_avg, nus, seed):
-    rows = []
-    for j, nu in enumerate(nus):
-        d1 = _stationary_sweep("signsgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=child_seed(seed, "nu", j),
-                               noise="student_t", nu=nu).iloc[0]
-        rows.append(dict(nu=nu, optimizer="signsgd", mean=d1["mean"], lo=d1.lo, hi=d1.hi, predicted=d1.predicted))
-        if nu > 2.5:
-            d2 = _stationary_sweep("sgd", eta=eta, sigmas=(1.0,), n_paths=n_paths, t_avg=t_avg, seed=child_seed(seed, "nu", j),
-                                   noise="student_t", nu=nu).iloc[0]
-            rows.append(dict(nu=nu, optimizer="sgd", mean=d2["mean"], lo=d2.lo, hi=d2.hi, predicted=d2.predicted))
-    df = pd.DataFrame(rows)
-    fig, axes = subplots(1, 1, width=5.0, height=4.0)
-    ax = axes[0, 0]
-    for j, opt in enumerate(("signsgd", "sgd")):
-        d = df[df.optimizer == opt]
-        errorbar_ci(ax, d.nu.to_numpy(dtype=float), d["mean"].to_numpy(dtype=float), d.lo.to_numpy(dtype=float),
-                    d.hi.to_numpy(dtype=float), fmt="o", color=f"C{j}", label=opt)
-    grid = np.geomspace(min(nus), max(nus), 100)
-    theory_line(ax, grid, np.array([signsgd_stationary_loss(np.ones(10), eta=eta, noise="student_t", nu=v)
-                                    for v in grid]), label="SignSGD closed form")
-    g2 = grid[grid > 2.05]
-    theory_line(ax, g2, np.array([sgd_stationary_loss(np.ones(10), eta=eta, noise="student_t", nu=v) for v in g2]),
-                label=f"SGD closed form (inf for {sym('nu')} $\\leq 2$)")
-    ax.axvline(2.0, color="k", lw=0.8, alpha=0.5)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(f"{sym('nu')} (Student-t degrees of freedom)")
-    ax.set_ylabel(f"stationary $E\\,f$ ({sym('sigma')} = 1, $d$ = 10)")
-    ax.legend(fontsize=7)
-    return fig, df
-
-
-@figure(PAPER, "saturation_vs_theta",
-        caption="RMSpropW / AdamW asymptotic E f vs sigma for weight decay theta in {0, 0.1, 1}: linear for theta = 0, "
-                "saturating at eta sum h / (4 theta) for theta > 0 (thin horizontal lines); closed forms in grey, "
-                "dashed / dash-dotted / dotted for theta = 0 / 0.1 / 1",
-        scales={"ci": dict(eta=4e-3, n_paths=20, sigmas=(1.0, 16.0, 256.0)),
-                "full": dict(eta=1e-3, n_paths=1000, sigmas=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0,
-                                                             1024.0))})
-def saturation_vs_theta(*, eta, n_paths, sigmas, seed):
-    frames = []
-    fig, axes = subplots(1, 2, width=4.5, height=3.8)
-    for k, opt in enumerate(("rmspropw", "adamw")):
-        ax = axes[0, k]
-        for j, th in enumerate((0.0, 0.1, 1.0)):
-            ok = [s for s in sigmas if (_HA.min() / s + th) >= 1 / 20]      # relaxation time <= 10
-            df = _adaptive_cases(opt, eta=eta, sigmas=tuple(ok), thetas=(th,), n_paths=n_paths, rho1=100.0, rho2=1.0,
-                                 seed=child_seed(seed, "theta", j))
-            errorbar_ci(ax, df.sigma.to_numpy(dtype=float), df["mean"].to_numpy(dtype=float),
-                        df.lo.to_numpy(dtype=float), df.hi.to_numpy(dtype=float), fmt="o", color=f"C{j}",
-                        label=f"{sym('theta')} = {th:g}")
-            grid = np.geomspace(min(sigmas), max(sigmas), 100)
-            theory_line(ax, grid, np.array([adaptive_stationary_loss(_HA, s, eta=eta, theta=th) for s in grid]),
-                        label=f"closed form, {sym('theta')} = {th:g}")
-            if th > 0:
-                ax.axhline(eta * _HA.sum() / (4 * th), color=f"C{j}", lw=0.6, alpha=0.5)
-            frames.append(df.assign(optimizer=opt))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(sym("sigma"))
-        ax.set_ylabel(r"asymptotic $E\,f$")
-        ax.set_title(f"{opt} (thin lines: saturation $\\eta\\sum h/(4\\theta)$)")
-        ax.legend(fontsize=6.5)
-    return fig, pd.concat(frames, ignore_index=True)
-
-
-@figure(PAPER, "scaling_rule_per_sample",
-        caption="RMSpropW loss vs samples under the batch scaling rule, kappa in {1, 2, 4, 8}: from x0 = 1 "
-                "(gradient-dominated, curves separate) and x0 = 0.1 (noise-dominated, curves collapse)",
-        scales={"ci": dict(_SCALE["ci"], n_paths=40), "full": dict(_SCALE["full"])})
-def scaling_rule_per_sample(*, seed, **kw):
-    fig, axes = subplots(1, 2, width=4.5, height=3.8)
-    frames = []
-    for k, x0 in enumerate((1.0, 0.1)):
-        df, _, _ = scaling_runs("rmspropw", seed=seed, x0=x0, **kw)
-        ax = axes[0, k]
-        for j, kappa in enumerate(kw["kappas"]):
-            d = df[df.kappa == kappa]
-            ax.plot(d.samples, d["mean"], color=f"C{j}", label=f"{sym('kappa')} = {kappa}")
-            ax.fill_between(d.samples, d["mean"] - z_of(0.95) * d.se, d["mean"] + z_of(0.95) * d.se, color=f"C{j}", alpha=0.2)
-        samples = np.sort(df.samples.unique()).astype(float)
-        f_inf = adaptive_stationary_loss(_HA, kw["sigma"], eta=kw["eta"], theta=kw["theta"])
-        theory_line(ax, samples, np.full(samples.size, f_inf), label="asymptotic loss")
-        ax.set_yscale("log")
-        ax.set_xlabel(r"samples (iterations $\times$ batch)")
-        ax.set_ylabel(r"$E\,f$")
-        ax.set_title(f"$x_0$ = {x0}")
-        ax.legend(fontsize=7, title="shaded: 95% CI", title_fontsize=7)
-        frames.append(df.assign(x0=x0))
-    return fig, pd.concat(frames, ignore_index=True)
+from . import figures  # noqa: E402,F401  (registers the paper's figures: validations/adaptive_sde/figures.py)
