@@ -1,0 +1,14 @@
+"""Low-dimensional structure inside optimisation (issue 33): the dominant Hessian subspace that SGD's gradients
+align with (paper domsub).
+
+Modules (import from them directly or from here):
+
+- ``theorylab.krylov.dominant``  the exact quadratic toy with its closed-form alignment, a two-layer tanh MLP with
+  its exact Hessian, top-k eigenspaces, Dom-SGD / Bulk-SGD projections and the switch experiment
+"""
+
+from .dominant import (METHODS, TanhMLP, alignment, hessian_fd, project, tanh_mlp, tanh_mlp_hessian, tanh_mlp_init,
+                       tanh_mlp_loss_grad, toy_alignment, toy_run, toy_stationary_sd, top_eigenspace, train_switch)
+
+__all__ = ["METHODS", "TanhMLP", "alignment", "hessian_fd", "project", "tanh_mlp", "tanh_mlp_hessian", "tanh_mlp_init",
+           "tanh_mlp_loss_grad", "toy_alignment", "toy_run", "toy_stationary_sd", "top_eigenspace", "train_switch"]
