@@ -261,7 +261,7 @@ def _hessian(p, theta):
     AB[np.arange(m), :, :, np.arange(m)] = T
     H[:na, na:] += AB.reshape(na, -1)
     H[na:, :na] += AB.reshape(na, -1).T
-    return H
+    return 0.5 * (H + H.T)                            # J^T J is symmetric only up to rounding
 
 
 def tanh_mlp_hessian(problem: TanhMLP, theta) -> np.ndarray:
