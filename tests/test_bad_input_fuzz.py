@@ -318,6 +318,8 @@ INSTANCES = {
         np.array([[1.0, 0.5], [0.2, -1.0], [0.3, 0.3]]), np.array([1.0, -1.0, 1.0]), gamma=0.1, beta=0.5, clip=1.0,
         batch=2, n_iter=10, n_runs=2, eps_stop=10.0),
     "theorylab.markov.Problem": lambda: importlib.import_module("theorylab.markov").get_problem("cos"),
+    "theorylab.krylov.TanhMLP": lambda: importlib.import_module("theorylab.krylov").tanh_mlp(
+        importlib.import_module("theorylab.finite_sum").gaussian_mixture(40, 3, 3, seed=0), width=4),
 }
 
 
