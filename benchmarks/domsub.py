@@ -1,5 +1,5 @@
-"""domsub benchmark: the exact Hessian of the two-layer tanh MLP in closed form (Gauss-Newton part as one matrix
-product of the Jacobian, residual part block by block; theorylab.krylov.tanh_mlp_hessian) against the Hessian by
+"""domsub benchmark: the exact Hessian of the two-layer tanh MLP in closed form (Gauss-Newton and residual parts
+assembled block by block from the layers' factors, never forming the Jacobian; theorylab.krylov.tanh_mlp_hessian) against the Hessian by
 central differences of the exact gradient (2 P gradient evaluations; theorylab.krylov.hessian_fd), on the full-scale
 network of the checks (n = 500, dim 10, 5 classes, width 16: P = 261), same process, one BLAS thread.
 ratio = finite-difference time / closed-form time."""

@@ -244,13 +244,18 @@ def _hessian(p, theta):
     n, m, d1, C = xe.shape[0], p.width, p.dim + 1, p.classes
     h1 = 1 - h ** 2                                   # tanh'
     h2 = -2 * h * h1                                  # tanh''
-    # Jacobian of f_c at every point: J[i, c, :] over theta = [vec A, vec B]
-    JA = B[None, :, :-1, None] * h1[:, None, :, None] * xe[:, None, None, :]          # (n, C, m, d1)
-    JB = np.zeros((n, C, C, m + 1))
-    JB[:, np.arange(C), np.arange(C), :] = he[:, None, :]
-    J = np.concatenate([JA.reshape(n * C, -1), JB.reshape(n * C, -1)], axis=1)
-    H = J.T @ J / n                                   # Gauss-Newton part
+    # Gauss-Newton part (1/n) sum_i J_i^T J_i by blocks, with J_i's rows df_c/dA[j,k] = B[c,j] G_i[(j,k)],
+    # G_i[(j,k)] = tanh'_j xe_k, and df_c/dB[c',l] = delta_cc' he_l
+    G = (h1[:, :, None] * xe[:, None, :]).reshape(n, m * d1)
+    Bw = B[:, :-1]                                                   # (C, m)
     na = m * d1
+    H = np.empty((na + C * (m + 1), na + C * (m + 1)))
+    H[:na, :na] = (G.T @ G) * np.repeat(np.repeat(Bw.T @ Bw, d1, axis=0), d1, axis=1) / n
+    Ghe = (G.T @ he) / n                                             # (m d1, m + 1)
+    AB = np.repeat(Bw.T, d1, axis=0)[:, :, None] * Ghe[:, None, :]   # (m d1, C, m + 1): B[c,j] Ghe[(j,k), l]
+    H[:na, na:] = AB.reshape(na, -1)
+    H[na:, :na] = AB.reshape(na, -1).T
+    H[na:, na:] = np.kron(np.eye(C), he.T @ he / n)
     # residual part: sum_c r_c nabla^2 f_c
     s = (r @ B[:, :-1]) * h2                          # (n, m)
     AA = np.einsum("ij,ik,il->jkl", s, xe, xe) / n    # (m, d1, d1), block-diagonal over hidden units
