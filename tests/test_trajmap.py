@@ -1,0 +1,92 @@
+"""theorylab.krylov.trajectories (paper trajmap): the closed-form heavy-ball updates against the recursion run in
+exact rational arithmetic, the sign-change count, the phase average against a quadrature in one dimension, the
+trajectory map, bad input, and broken variants the claims catch."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import integrate
+
+from theorylab.krylov import trajectories as TR
+
+
+def test_closed_form_against_the_recursion_in_rationals():
+    lams, theta0, eta, beta = [Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)], [1, -2, Fraction(1, 3)], 1, Fraction(9, 10)
+    prev = cur = [Fraction(x) for x in theta0]
+    path = [cur]
+    for _ in range(30):
+        nxt = [c - eta * l * c + beta * (c - p) for c, p, l in zip(cur, prev, lams)]
+        prev, cur = cur, nxt
+        path.append(cur)
+    exact_deltas = np.array([[float(b - a) for a, b in zip(p, q)] for p, q in zip(path[:-1], path[1:])])
+    got = TR.heavy_ball_exact_updates(np.array(lams, dtype=float), np.array(theta0, dtype=float), eta=1.0, beta=0.9,
+                                      steps=30)
+    np.testing.assert_allclose(got, exact_deltas, rtol=1e-10, atol=1e-14)
+    sim = np.diff(TR.heavy_ball(np.array(lams, dtype=float), np.array(theta0, dtype=float), steps=30), axis=0)
+    np.testing.assert_allclose(sim, exact_deltas, rtol=1e-10, atol=1e-14)
+
+
+def test_sign_changes_count_multiples_of_pi():
+    omega = TR.root_angles([0.3], eta=1.0, beta=0.9)[0]
+    d = TR.heavy_ball_exact_updates([0.3], [1.0], steps=500)
+    assert TR.sign_changes(d)[0] == np.floor(500 * omega / np.pi)
+
+
+def test_phase_average_in_one_dimension_is_cos_omega_sign_average():
+    # d = 1: F(phi) = sign(sin phi sin(phi + omega)); its mean is 1 - 2 omega / pi
+    omega = 0.7
+    m, se = TR.ergodic_cosine_mean([1.0], [omega], samples=200_000, seed=1)
+    q = integrate.quad(lambda p: np.sign(np.sin(p) * np.sin(p + omega)), 0, 2 * np.pi, points=[np.pi - omega, np.pi,
+                                                                                                2 * np.pi - omega])[0]
+    assert abs(m - q / (2 * np.pi)) < 5 * se and q / (2 * np.pi) == pytest.approx(1 - 2 * omega / np.pi, rel=1e-9)
+
+
+def test_cosines_and_trajectory_map():
+    d = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, -2.0]])
+    np.testing.assert_allclose(TR.consecutive_cosines(d), [1 / np.sqrt(2), -1 / np.sqrt(2)])
+    C, mds = TR.trajectory_map(d)
+    np.testing.assert_allclose(np.diag(C), 1.0)
+    assert mds == pytest.approx((1 / np.sqrt(2) + 0.0 - 1 / np.sqrt(2)) / 3)
+
+
+def test_mutation_root_angle_without_the_square_root(broken_claim):
+    """cos omega = (1 + beta - eta lambda) / (2 beta): the sign-change claim catches the wrong frequencies."""
+    real = TR.root_angles
+    r = broken_claim("trajmap:hb_sign_change_rate", (TR, "root_angles"),
+                     lambda lams, eta=1.0, beta=0.9: real(lams, eta=eta * np.sqrt(beta), beta=beta))
+    assert r.verdict == "not reproduced", r.measured
+
+
+def test_mutation_momentum_sign_in_the_simulator(broken_claim):
+    """theta_{t+1} = theta_t - eta grad - beta (theta_t - theta_{t-1}): the exact-trajectory claim catches it."""
+    r = broken_claim("trajmap:hb_exact_trajectory", (TR, "heavy_ball"),
+                     lambda lams, theta0, eta=1.0, beta=0.9, steps=1000: _negative_momentum(lams, theta0, eta, beta, steps))
+    assert r.verdict == "not reproduced", r.measured
+
+
+def _negative_momentum(lams, theta0, eta, beta, steps):
+    out = np.empty((steps + 1, len(lams)))
+    out[0] = prev = theta0
+    for t in range(steps):
+        out[t + 1] = out[t] - eta * lams * out[t] - beta * (out[t] - prev)
+        prev = out[t]
+    return out
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: TR.root_angles([4.0]), "lams"),
+    (lambda: TR.root_angles([-1.0]), "lams"),
+    (lambda: TR.root_angles([0.5], beta=1.0), "beta"),
+    (lambda: TR.heavy_ball([0.5], [1.0, 2.0]), "theta0"),
+    (lambda: TR.heavy_ball([0.5], [1.0], steps=0), "steps"),
+    (lambda: TR.heavy_ball_exact_updates([0.5], [1.0], eta=0.0), "eta"),
+    (lambda: TR.consecutive_cosines(np.ones((1, 3))), "deltas"),
+    (lambda: TR.consecutive_cosines(np.zeros((3, 3))), "deltas"),
+    (lambda: TR.ergodic_cosine_mean([1.0], [0.5, 0.5]), "omega"),
+    (lambda: TR.ergodic_cosine_mean([1.0], [0.5], samples=1), "samples"),
+    (lambda: TR.trajectory_map(np.ones(3)), "thetas"),
+])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
