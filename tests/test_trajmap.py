@@ -58,18 +58,19 @@ def test_mutation_root_angle_without_the_square_root(broken_claim):
     assert r.verdict == "not reproduced", r.measured
 
 
-def test_mutation_momentum_sign_in_the_simulator(broken_claim):
-    """theta_{t+1} = theta_t - eta grad - beta (theta_t - theta_{t-1}): the exact-trajectory claim catches it."""
+def test_mutation_previous_iterate_zero_in_the_simulator(broken_claim):
+    """theta_{-1} = 0 instead of theta_0 (a first step with momentum beta theta_0): the exact-trajectory claim
+    catches it."""
     r = broken_claim("trajmap:hb_exact_trajectory", (TR, "heavy_ball"),
-                     lambda lams, theta0, eta=1.0, beta=0.9, steps=1000: _negative_momentum(lams, theta0, eta, beta, steps))
+                     lambda lams, theta0, eta=1.0, beta=0.9, steps=1000: _previous_zero(lams, theta0, eta, beta, steps))
     assert r.verdict == "not reproduced", r.measured
 
 
-def _negative_momentum(lams, theta0, eta, beta, steps):
+def _previous_zero(lams, theta0, eta, beta, steps):
     out = np.empty((steps + 1, len(lams)))
-    out[0] = prev = theta0
+    out[0], prev = theta0, np.zeros(len(lams))
     for t in range(steps):
-        out[t + 1] = out[t] - eta * lams * out[t] - beta * (out[t] - prev)
+        out[t + 1] = out[t] - eta * lams * out[t] + beta * (out[t] - prev)
         prev = out[t]
     return out
 

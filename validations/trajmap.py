@@ -121,7 +121,7 @@ WINDOW = 400      # batch-means window: longer than the slowest mode's period 2 
                  "c_j^2 sin^2(phi_j + omega_j)), c_j = eta lambda_j theta_0j / sin omega_j: " + SETUP +
                  "; measured: time mean - phase average (predicted 0; batch means over windows of 400 updates and "
                  "{samples} Monte Carlo phase vectors, no model tolerance)",
-       scales={"ci": dict(steps=4000, samples=100_000), "full": dict(steps=16000, samples=400_000)})
+       scales={"ci": dict(steps=4000, samples=100_000), "full": dict(steps=6000, samples=400_000)})
 def hb_cosine_time_mean(*, steps, samples, seed):
     """[derived] the cosine is a function of the phases (t+1) omega_j mod 2 pi (the common factor beta^{t/2} and the
     sqrt(beta) between consecutive updates cancel); for rationally independent omega_j the phases equidistribute on
