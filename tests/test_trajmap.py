@@ -50,6 +50,27 @@ def test_cosines_and_trajectory_map():
     assert mds == pytest.approx((1 / np.sqrt(2) + 0.0 - 1 / np.sqrt(2)) / 3)
 
 
+def test_mlp_trajectory_without_momentum_is_plain_sgd():
+    from theorylab.core import as_generator, child_seed
+    from theorylab.finite_sum import gaussian_mixture, init_mlp, mlp_loss_grad
+
+    data = gaussian_mixture(60, 4, 3, seed=0)
+    out = TR.mlp_trajectory(data, width=5, lr=0.2, beta=0.0, batch=10, steps=6, every=3, seed=1)
+    rng = as_generator(child_seed(1, "batches"))
+    params = init_mlp(2, 4, 5, 3, seed=child_seed(1, "init"))
+    flat = lambda ps: np.concatenate([np.concatenate([W.ravel(), b]) for W, b in ps])
+    theta0, ck = flat(params), []
+    for t in range(6):
+        idx = rng.choice(60, 10, replace=False)
+        _, g = mlp_loss_grad(params, data.X[idx], data.y[idx])
+        params = [(W - 0.2 * gW, b - 0.2 * gb) for (W, b), (gW, gb) in zip(params, g)]
+        if (t + 1) % 3 == 0:
+            ck.append(flat(params) - theta0)
+    np.testing.assert_allclose(out["checkpoints"], np.array(ck), rtol=1e-12, atol=1e-14)
+    decayed = TR.mlp_trajectory(data, width=5, lr=0.2, beta=0.5, weight_decay=0.1, batch=10, steps=6, every=3, seed=1)
+    assert not np.allclose(decayed["checkpoints"], out["checkpoints"])
+
+
 def test_mutation_root_angle_without_the_square_root(broken_claim):
     """cos omega = (1 + beta - eta lambda) / (2 beta): the sign-change claim catches the wrong frequencies."""
     real = TR.root_angles
@@ -75,6 +96,12 @@ def _previous_zero(lams, theta0, eta, beta, steps):
     return out
 
 
+def _mixture():
+    from theorylab.finite_sum import gaussian_mixture
+
+    return gaussian_mixture(40, 3, 3, seed=0)
+
+
 @pytest.mark.parametrize("call, name", [
     (lambda: TR.root_angles([4.0]), "lams"),
     (lambda: TR.root_angles([-1.0]), "lams"),
@@ -87,6 +114,10 @@ def _previous_zero(lams, theta0, eta, beta, steps):
     (lambda: TR.ergodic_cosine_mean([1.0], [0.5, 0.5]), "omega"),
     (lambda: TR.ergodic_cosine_mean([1.0], [0.5], samples=1), "samples"),
     (lambda: TR.trajectory_map(np.ones(3)), "thetas"),
+    (lambda: TR.mlp_trajectory("data"), "data"),
+    (lambda: TR.mlp_trajectory(_mixture(), batch=10, beta=1.0), "beta"),
+    (lambda: TR.mlp_trajectory(_mixture(), batch=100), "batch"),
+    (lambda: TR.mlp_trajectory(_mixture(), batch=10, steps=10, every=6), "every"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError), match=name):

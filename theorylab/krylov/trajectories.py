@@ -13,16 +13,22 @@ Optimization Trajectories in Neural Networks", ICLR 2025; earlier arXiv:2403.073
   (:func:`heavy_ball_exact_updates`).  All modes share the modulus sqrt(beta), so the consecutive-update cosine has no
   dominant root: it oscillates, with the time mean given by the average over independent uniform phases
   (:func:`ergodic_cosine_mean`), and coordinate j changes sign at the rate omega_j / pi.
+* Macro level (paper Sec. 3): the trajectory map of a small ReLU MLP trained by SGD with heavy-ball momentum and
+  coupled weight decay (the buffer accumulates g + wd theta, as torch.optim.SGD), :func:`mlp_trajectory`; the
+  checkpoints are centred at theta_0 (the paper's T_tau with tau = 0).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from theorylab.core import SimulationDiverged, as_generator, check_array, check_budget, check_int, check_real
+from theorylab.core import (SimulationDiverged, as_generator, check_array, check_budget, check_int, check_positive,
+                            check_real, child_seed)
+from theorylab.core.parallel import blas_threads
+from theorylab.finite_sum.mlp import Mixture, init_mlp, mlp_loss_grad
 
 __all__ = ["root_angles", "heavy_ball", "heavy_ball_exact_updates", "consecutive_cosines", "sign_changes",
-           "ergodic_cosine_mean", "trajectory_map"]
+           "ergodic_cosine_mean", "trajectory_map", "mlp_trajectory"]
 
 MAX_STEPS = 20_000          # updates shrink like beta^{t/2}: past ~600 / log10(1 / beta) steps (13 000 at beta = 0.9) they underflow
 
@@ -144,3 +150,49 @@ def trajectory_map(thetas) -> tuple[np.ndarray, float]:
     C = u @ u.T
     k = C.shape[0]
     return C, float((C.sum() - np.trace(C)) / (k * (k - 1)))
+
+
+def mlp_trajectory(data: Mixture, *, depth: int = 2, width: int = 32, lr: float = 0.05, beta: float = 0.9,
+                   weight_decay: float = 0.0, batch: int = 50, steps: int = 1000, every: int = 50, seed=0) -> dict:
+    """Train a ReLU MLP (theorylab.finite_sum.mlp: He initialisation, cross-entropy) by SGD with momentum ``beta`` and
+    coupled weight decay: v <- beta v + g + wd theta, theta <- theta - lr v (mini-batches of ``batch`` drawn without
+    replacement per step).  Returns the checkpoints theta_t - theta_0 every ``every`` steps (rows), their trajectory map
+    and mean directional similarity, and the final full-batch loss."""
+    if not isinstance(data, Mixture):
+        raise TypeError(f"data must be a Mixture (from theorylab.finite_sum.gaussian_mixture); got {type(data).__name__}")
+    depth = check_int("depth", depth, low=1, high=8)
+    width = check_int("width", width, low=1, high=1024)
+    lr = check_positive("lr", lr)
+    beta = check_real("beta", beta, low=0.0, high=1.0, high_open=True)
+    weight_decay = check_real("weight_decay", weight_decay, low=0.0, high=1e3)
+    n = data.X.shape[0]
+    batch = check_int("batch", batch, low=1, high=n)
+    steps = check_int("steps", steps, low=2, high=10**6)
+    every = check_int("every", every, low=1, high=steps // 2)
+    check_budget("the training run", steps * batch * width * depth * max(data.X.shape[1], data.classes),
+                 max_elements=10**10, unit="flops", steps=steps, batch=batch, width=width)
+    with blas_threads(1):
+        return _mlp_trajectory(data, depth, width, lr, beta, weight_decay, batch, steps, every, seed)
+
+
+def _flat(params):
+    return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in params])
+
+
+def _mlp_trajectory(data, depth, width, lr, beta, wd, batch, steps, every, seed):
+    rng = as_generator(child_seed(seed, "batches"))
+    params = init_mlp(depth, data.X.shape[1], width, data.classes, seed=child_seed(seed, "init"))
+    vel = [(np.zeros_like(W), np.zeros_like(b)) for W, b in params]
+    theta0, checkpoints = _flat(params), []
+    for t in range(steps):
+        idx = rng.choice(data.X.shape[0], batch, replace=False)
+        _, g = mlp_loss_grad(params, data.X[idx], data.y[idx])
+        vel = [(beta * vW + gW + wd * W, beta * vb + gb + wd * b) for (vW, vb), (gW, gb), (W, b) in zip(vel, g, params)]
+        params = [(W - lr * vW, b - lr * vb) for (W, b), (vW, vb) in zip(params, vel)]
+        if (t + 1) % every == 0:
+            checkpoints.append(_flat(params) - theta0)
+    ck = np.array(checkpoints)
+    if not np.all(np.isfinite(ck)):
+        raise SimulationDiverged(f"training diverged (lr = {lr}, beta = {beta}, weight_decay = {wd})")
+    C, mds = trajectory_map(ck)
+    return {"checkpoints": ck, "map": C, "mds": mds, "loss": mlp_loss_grad(params, data.X, data.y)[0]}
