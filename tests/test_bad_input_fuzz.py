@@ -383,6 +383,8 @@ INSTANCES = {
     "theorylab.core.Bound": lambda: importlib.import_module("theorylab.core").Bound(value=0.5, bound=1.0, ci=(0.4, 0.6)),
     "theorylab.core.Identity": lambda: importlib.import_module("theorylab.core").Identity(discrepancy=1e-14, instances=3),
     "theorylab.zeroth.Oracle": lambda: importlib.import_module("theorylab.zeroth").logistic_loss(16, 3),
+    "theorylab.krylov.TanhMLP": lambda: importlib.import_module("theorylab.krylov").tanh_mlp(
+        importlib.import_module("theorylab.finite_sum").gaussian_mixture(40, 3, 3, seed=0), width=4),
 }
 
 
