@@ -132,6 +132,7 @@ class Quadratic:
 
     A: np.ndarray
     w: float = 0.0
+    isotropic: bool = False       # A = I: sketched products in O(s^2 n) without touching A
 
     @property
     def n(self):
@@ -147,7 +148,8 @@ class Quadratic:
         return self.A + np.diag(self.w / self.n * np.cosh(x))
 
     def sketched(self, x, P):
-        return P @ self.grad(x), (P @ self.A) @ P.T + (P * (self.w / self.n * np.cosh(x))) @ P.T
+        PA = P if self.isotropic else P @ self.A
+        return P @ self.grad(x), PA @ P.T + (P * (self.w / self.n * np.cosh(x))) @ P.T
 
 
 def rank_deficient(n: int, r: int, *, kind: str = "exp", seed=0) -> Composite:
@@ -173,7 +175,7 @@ def full_rank_quadratic(n: int, *, cond: float = 1.0, w: float = 0.0, seed=0) ->
     w = check_real("w", w, low=0.0)
     check_budget("the matrix A", n * n, n=n)
     if cond == 1.0:
-        return Quadratic(A=np.eye(n), w=w)
+        return Quadratic(A=np.eye(n), w=w, isotropic=True)
     Q, _ = np.linalg.qr(np.random.default_rng(child_seed(seed, "instance")).standard_normal((n, n)))
     return Quadratic(A=(Q * np.geomspace(1.0, cond, n)) @ Q.T, w=w)
 
@@ -252,6 +254,17 @@ def _problem(problem):
     return problem
 
 
+def _step(problem, x, P, delta, Delta, nu, solver):
+    """One homogenised step in the row space of P (P None: full space): (Direction, eta, ||d~||, the step in R^n,
+    the subspace model m(eta d~))."""
+    gs, Hs = problem.sketched(x, P) if P is not None else (problem.grad(x), problem.hess(x))
+    D = homogenized_direction(gs, Hs, delta, nu=nu, solver=solver)
+    dn = float(np.linalg.norm(D.d))
+    eta = (min(1.0, Delta / dn) if D.newton else Delta / dn) if dn > 0 else 0.0
+    dsub = eta * D.d
+    return D, eta, dn, (P.T @ dsub if P is not None else dsub), model_value(gs, Hs, dsub)
+
+
 def _run(problem, x0, subspace, *, n_iter, delta, radius, radius_max, nu, gtol, ftol, solver, seed):
     problem = _problem(problem)
     x = check_array("x0", x0, shape=(problem.n,))
@@ -271,14 +284,7 @@ def _run(problem, x0, subspace, *, n_iter, delta, radius, radius_max, nu, gtol, 
             raise ValueError(f"non-finite iterate at k = {k} (f = {fx}, ||grad|| = {gnorm}); reduce radius_max")
         if gnorm <= gtol or fx <= ftol:
             break
-        P = subspace(k)
-        gs, Hs = problem.sketched(x, P) if P is not None else (gfull, problem.hess(x))
-        D = homogenized_direction(gs, Hs, delta, nu=nu, solver=solver)
-        dn = float(np.linalg.norm(D.d))
-        eta = (min(1.0, Delta / dn) if D.newton else Delta / dn) if dn > 0 else 0.0
-        dsub = eta * D.d
-        step = P.T @ dsub if P is not None else dsub
-        m = model_value(gs, Hs, dsub)
+        D, eta, dn, step, m = _step(problem, x, subspace(k), delta, Delta, nu, solver)
         f_new = problem.value(x + step)
         ared, rho = fx - f_new, (fx - f_new) / -m if m < 0 else -np.inf
         accepted = bool(rho >= 0.1)
@@ -318,9 +324,15 @@ def hsodm(problem, x0, *, n_iter: int = 100, delta: float = 0.0, radius: float =
 
 
 def one_step_ratio(problem, x, s: int, *, sketch_kind: str = "gaussian", delta: float = 0.0, seed=0) -> float:
-    """e_{k+1} / e_k of one RSHTR step from ``x`` (radius large enough that eta = 1 near the solution)."""
-    tr = rshtr(problem, x, s, n_iter=1, sketch_kind=sketch_kind, delta=delta, radius=1e6, radius_max=1e6,
-               seed=seed)
-    if len(tr.table) == 0:
-        raise ValueError("x is already stationary: the one-step ratio is undefined")
-    return float(tr.table.f_trial.iloc[0] / tr.table.f.iloc[0])
+    """e_{k+1} / e_k = f(x_{k+1}) / f(x_k) of one RSHTR step from ``x`` with eta = 1 when the Newton-type direction
+    is taken (no radius; objectives with f* = 0, as ``Composite`` and ``Quadratic``)."""
+    problem = _problem(problem)
+    x = check_array("x", x, shape=(problem.n,))
+    s = check_int("s", s, low=1, high=problem.n)
+    check_choice("sketch_kind", sketch_kind, SKETCHES)
+    f0 = problem.value(x)
+    if not f0 > 0:
+        raise ValueError(f"x must have f(x) > 0 = f*; got f(x) = {f0}")
+    _, _, _, step, _ = _step(problem, x, sketch(problem.n, s, sketch_kind, seed), check_real("delta", delta, low=0.0),
+                             np.inf, NU, "dense")
+    return float(problem.value(x + step) / f0)
