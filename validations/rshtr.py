@@ -98,8 +98,8 @@ def local_order_rank_deficient(*, n, r, s, runs, seed):
 
 @claim(PAPER, "quadratic_constant_bounded", source="derived", ref="abstract (local quadratic convergence)",
        citation=CITE,
-       statement="max e_{k+1} / e_k^2 <= 1 over the pairs with 1e-12 <= e_k <= 1e-2, e_{k+1} >= 1e-30 of RSHTR (Gaussian "
-                 "sketch, s = {s}, delta = 0) on the rank-deficient instance (U {r} x {n}, {runs} runs)",
+       statement="max e_{k+1} / e_k^2 <= 1 over the pairs with 1e-12 <= e_k <= 1e-2, e_{k+1} >= 1e-30 of RSHTR "
+                 "(Gaussian sketch, s = {s}, delta = 0) on the rank-deficient instance (U {r} x {n}, {runs} runs)",
        scales={"ci": dict(n=200, r=5, s=8, runs=16), "full": dict(n=200, r=5, s=8, runs=48)})
 def quadratic_constant_bounded(*, n, r, s, runs, seed):
     """[derived] Newton's local bound on h (Hessian >= I, Lipschitz Hessian, e = O(||y - y*||^2)) gives

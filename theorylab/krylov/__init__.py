@@ -7,7 +7,9 @@ Modules (import from them directly or from here):
 """
 
 from .subspace import (H_KINDS, SKETCHES, SOLVERS, Composite, Direction, Quadratic, Trace, full_rank_quadratic,
-                       homogenized_direction, hsodm, model_value, one_step_ratio, rank_deficient, rshtr, sketch)
+                       homogenized_direction, homogenized_step, hsodm, model_value, one_step_ratio, rank_deficient,
+                       rshtr, sketch)
 
 __all__ = ["H_KINDS", "SKETCHES", "SOLVERS", "Composite", "Direction", "Quadratic", "Trace", "full_rank_quadratic",
-           "homogenized_direction", "hsodm", "model_value", "one_step_ratio", "rank_deficient", "rshtr", "sketch"]
+           "homogenized_direction", "homogenized_step", "hsodm", "model_value", "one_step_ratio", "rank_deficient",
+           "rshtr", "sketch"]

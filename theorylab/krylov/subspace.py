@@ -36,12 +36,12 @@ import pandas as pd
 import scipy.linalg
 import scipy.sparse.linalg
 
-from theorylab.core.seeding import child_seed
-from theorylab.core.validate import check_array, check_budget, check_choice, check_int, check_real
+from theorylab.core.seeding import as_generator, child_seed, seed_sequence
+from theorylab.core.validate import check_array, check_budget, check_choice, check_int, check_real, check_record
 
 __all__ = ["SKETCHES", "SOLVERS", "H_KINDS", "Composite", "Quadratic", "Direction", "Trace", "sketch",
-           "rank_deficient", "full_rank_quadratic", "homogenized_direction", "model_value", "rshtr", "hsodm",
-           "one_step_ratio"]
+           "rank_deficient", "full_rank_quadratic", "homogenized_direction", "homogenized_step", "model_value",
+           "rshtr", "hsodm", "one_step_ratio"]
 
 SKETCHES = ("gaussian", "orthonormal", "coordinate")
 SOLVERS = ("dense", "lanczos")
@@ -59,6 +59,14 @@ def _phi(u):
     return out
 
 
+def _x(problem, x):
+    return check_array("x", x, shape=(problem.n,))
+
+
+def _P(problem, P):
+    return check_array("P", P, ndim=2, shape=(None, problem.n))
+
+
 @dataclass(frozen=True)
 class Composite:
     """f(x) = h(U x), U (r, n) with orthonormal rows: rank-deficient Hessian (rank <= r).
@@ -71,6 +79,16 @@ class Composite:
     c: np.ndarray
     B: np.ndarray
     kind: str = "exp"
+
+    def __post_init__(self):
+        U = check_array("U", self.U, ndim=2)
+        if not 2 <= U.shape[0] <= U.shape[1]:
+            raise ValueError(f"U must have shape (r, n) with 2 <= r <= n; got {U.shape}")
+        r = U.shape[0]
+        object.__setattr__(self, "U", U)
+        object.__setattr__(self, "c", check_array("c", self.c, shape=(r,)))
+        object.__setattr__(self, "B", check_array("B", self.B, shape=(r, r)))
+        check_choice("kind", self.kind, H_KINDS)
 
     @property
     def n(self):
@@ -109,19 +127,19 @@ class Composite:
         return H
 
     def value(self, x):
-        return self._h(self.U @ x)
+        return self._h(self.U @ _x(self, x))
 
     def grad(self, x):
-        return self.U.T @ self._dh(self.U @ x)
+        return self.U.T @ self._dh(self.U @ _x(self, x))
 
     def hess(self, x):
         """The full n x n Hessian U^T h''(U x) U (the reference only: O(n^2) memory)."""
-        return self.U.T @ self._d2h(self.U @ x) @ self.U
+        return self.U.T @ self._d2h(self.U @ _x(self, x)) @ self.U
 
     def sketched(self, x, P):
         """(P grad f, P hess f P^T) in O(s r n) time and O(s n) memory: W = P U^T (s x r)."""
-        y = self.U @ x
-        W = P @ self.U.T
+        y = self.U @ _x(self, x)
+        W = _P(self, P) @ self.U.T
         return W @ self._dh(y), W @ self._d2h(y) @ W.T
 
 
@@ -134,20 +152,35 @@ class Quadratic:
     w: float = 0.0
     isotropic: bool = False       # A = I: sketched products in O(s^2 n) without touching A
 
+    def __post_init__(self):
+        A = check_array("A", self.A, ndim=2)
+        if A.shape[0] != A.shape[1] or A.shape[0] < 1:
+            raise ValueError(f"A must be a square matrix; got shape {A.shape}")
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "w", check_real("w", self.w, low=0.0))
+        if not isinstance(self.isotropic, (bool, np.bool_)):
+            raise TypeError(f"isotropic must be a bool; got {self.isotropic!r}")
+        if self.isotropic and not np.array_equal(A, np.eye(A.shape[0])):
+            raise ValueError("isotropic=True requires A = I")
+
     @property
     def n(self):
         return self.A.shape[0]
 
     def value(self, x):
+        x = _x(self, x)
         return float(0.5 * x @ self.A @ x + self.w / self.n * 2.0 * (np.sinh(0.5 * x) ** 2).sum())
 
     def grad(self, x):
+        x = _x(self, x)
         return self.A @ x + self.w / self.n * np.sinh(x)
 
     def hess(self, x):
+        x = _x(self, x)
         return self.A + np.diag(self.w / self.n * np.cosh(x))
 
     def sketched(self, x, P):
+        x, P = _x(self, x), _P(self, P)
         PA = P if self.isotropic else P @ self.A
         return P @ self.grad(x), PA @ P.T + (P * (self.w / self.n * np.cosh(x))) @ P.T
 
@@ -159,6 +192,7 @@ def rank_deficient(n: int, r: int, *, kind: str = "exp", seed=0) -> Composite:
     if r > n:
         raise ValueError(f"r must be in [2, n = {n}]; got {r}")
     check_choice("kind", kind, H_KINDS)
+    seed_sequence(seed)
     check_budget("the matrix U", r * n, r=r, n=n)
     rng = np.random.default_rng(child_seed(seed, "instance"))
     Q, _ = np.linalg.qr(rng.standard_normal((n, r)))
@@ -173,6 +207,7 @@ def full_rank_quadratic(n: int, *, cond: float = 1.0, w: float = 0.0, seed=0) ->
     n = check_int("n", n, low=1)
     cond = check_real("cond", cond, low=1.0)
     w = check_real("w", w, low=0.0)
+    seed_sequence(seed)
     check_budget("the matrix A", n * n, n=n)
     if cond == 1.0:
         return Quadratic(A=np.eye(n), w=w, isotropic=True)
@@ -186,7 +221,7 @@ def sketch(n: int, s: int, kind: str = "gaussian", seed=0) -> np.ndarray:
     s = check_int("s", s, low=1, high=n)
     check_choice("kind", kind, SKETCHES)
     check_budget("the sketch", s * n, s=s, n=n)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     if kind == "coordinate":
         P = np.zeros((s, n))
         P[np.arange(s), rng.choice(n, size=s, replace=False)] = 1.0
@@ -208,11 +243,16 @@ class Direction:
     t: float
     newton: bool
 
+    def __post_init__(self):
+        check_record(self)
+
 
 def homogenized_direction(g, H, delta: float, *, nu: float = NU, solver: str = "dense") -> Direction:
     """The leftmost eigenpair of F = [[H, g], [g^T, -delta]] (scipy.linalg.eigh with ``subset_by_index``, or
     ``lanczos``: scipy.sparse.linalg.eigsh, which="SA") and HSODM's direction rule."""
     g = check_array("g", g, ndim=1)
+    if g.size < 1:
+        raise ValueError(f"g must be a non-empty vector; got shape {g.shape}")
     H = check_array("H", H, shape=(g.size, g.size))
     delta = check_real("delta", delta, low=0.0)
     nu = check_real("nu", nu, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -234,6 +274,11 @@ def homogenized_direction(g, H, delta: float, *, nu: float = NU, solver: str = "
 
 def model_value(g, H, d) -> float:
     """m(d) = g^T d + d^T H d / 2."""
+    g = check_array("g", g, ndim=1)
+    if g.size < 1:
+        raise ValueError(f"g must be a non-empty vector; got shape {g.shape}")
+    H = check_array("H", H, shape=(g.size, g.size))
+    d = check_array("d", d, shape=(g.size,))
     return float(g @ d + 0.5 * d @ H @ d)
 
 
@@ -245,6 +290,11 @@ class Trace:
     table: pd.DataFrame
     X: np.ndarray
     steps: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        if not isinstance(self.table, pd.DataFrame):
+            raise TypeError(f"table must be a pandas DataFrame; got {type(self.table).__name__}")
+        check_record(self)
 
 
 def _problem(problem):
@@ -289,8 +339,8 @@ def _run(problem, x0, subspace, *, n_iter, delta, radius, radius_max, nu, gtol, 
         ared, rho = fx - f_new, (fx - f_new) / -m if m < 0 else -np.inf
         accepted = bool(rho >= 0.1)
         rows.append(dict(k=k, f=fx, grad_norm=gnorm, delta=delta, theta=D.theta, t=D.t, newton=D.newton, eta=eta,
-                         sub_step_norm=eta * dn, step_norm=float(np.linalg.norm(step)), model=m, f_trial=f_new, ared=ared,
-                         rho=rho, accepted=accepted, radius=Delta))
+                         sub_step_norm=eta * dn, step_norm=float(np.linalg.norm(step)), model=m, f_trial=f_new,
+                         ared=ared, rho=rho, accepted=accepted, radius=Delta))
         steps.append(step)
         if rho > 0.75 and eta * dn >= 0.99 * Delta:
             Delta = min(2.0 * Delta, radius_max)
@@ -333,6 +383,23 @@ def one_step_ratio(problem, x, s: int, *, sketch_kind: str = "gaussian", delta: 
     f0 = problem.value(x)
     if not f0 > 0:
         raise ValueError(f"x must have f(x) > 0 = f*; got f(x) = {f0}")
-    _, _, _, step, _ = _step(problem, x, sketch(problem.n, s, sketch_kind, seed), check_real("delta", delta, low=0.0),
-                             np.inf, NU, "dense")
+    step, _ = homogenized_step(problem, x, sketch(problem.n, s, sketch_kind, seed), delta=delta)
     return float(problem.value(x + step) / f0)
+
+
+def homogenized_step(problem, x, P=None, *, delta: float = 0.0, radius: float | None = None, nu: float = NU,
+                     solver: str = "dense"):
+    """One homogenised trust-region step from ``x`` in the row space of the sketch ``P`` (s x n), or in the full
+    space (``P=None``: HSODM): ``(step in R^n, Direction)``, eta = min(1, radius / ||d~||) for a Newton-type
+    direction, radius / ||d~|| for a curvature direction (``radius=None``: eta = 1, and a curvature direction is
+    refused)."""
+    problem = _problem(problem)
+    x = check_array("x", x, shape=(problem.n,))
+    if P is not None:
+        P = _P(problem, P)
+    delta = check_real("delta", delta, low=0.0)
+    radius = np.inf if radius is None else check_real("radius", radius, low=0.0, low_open=True)
+    D, eta, _, step, _ = _step(problem, x, P, delta, radius, nu, solver)
+    if not np.isfinite(eta):
+        raise ValueError("radius: a curvature direction (|t| < nu) needs a radius; got radius=None")
+    return step, D
