@@ -79,7 +79,7 @@ def _pooled_slope(t):
                  "orthonormal rows, h(y) = sum (e^u - 1 - u) + u^T B u / 2 (u = y - c, B >= I): the pooled log-log "
                  "slope of e_{k+1} on e_k over pairs with 1e-12 <= e_k <= 1e-2, e_{k+1} >= 1e-30 is at least 1.7 "
                  "({runs} runs, each a new instance and start; 95% bootstrap interval over runs)",
-       scales={"ci": dict(n=200, r=5, s=8, runs=16), "full": dict(n=200, r=5, s=8, runs=48)})
+       scales={"ci": dict(n=200, r=5, s=8, runs=12), "full": dict(n=200, r=5, s=8, runs=48)})
 def local_order_rank_deficient(*, n, r, s, runs, seed):
     """[derived] With s >= r the sketched Hessian is W A W^T (W = P U^T, s x r of rank r) and the y = U x part of
     the step is W^T d = -W^T (W A W^T - theta I)^{-1} W b, Newton's step on h up to O(theta ||b||), theta =
@@ -100,7 +100,7 @@ def local_order_rank_deficient(*, n, r, s, runs, seed):
        citation=CITE,
        statement="max e_{k+1} / e_k^2 <= 1 over the pairs with 1e-12 <= e_k <= 1e-2, e_{k+1} >= 1e-30 of RSHTR "
                  "(Gaussian sketch, s = {s}, delta = 0) on the rank-deficient instance (U {r} x {n}, {runs} runs)",
-       scales={"ci": dict(n=200, r=5, s=8, runs=16), "full": dict(n=200, r=5, s=8, runs=48)})
+       scales={"ci": dict(n=200, r=5, s=8, runs=12), "full": dict(n=200, r=5, s=8, runs=48)})
 def quadratic_constant_bounded(*, n, r, s, runs, seed):
     """[derived] Newton's local bound on h (Hessian >= I, Lipschitz Hessian, e = O(||y - y*||^2)) gives
     e_{k+1} <= C e_k^2 with C of order one on this instance (the measured local constant is ~0.1); 1 is the
@@ -138,7 +138,7 @@ BETA_STATEMENT = ("one RSHTR step (Gaussian sketch, delta = 0, eta = 1) on f = |
 @claim(PAPER, "one_step_ratio_mean", source="derived", ref="abstract (local linear rate)", citation=CITE,
        statement=BETA_STATEMENT + "the mean of e_{k+1}/e_k minus 1 - s/n (the Beta((n - s)/2, s/2) mean), averaged "
                  "over s, is 0 (no model tolerance: the law is exact as theta -> 0, theta ~ 1e-8 here)",
-       scales={"ci": dict(n=200, s_list=(5, 20, 50), reps=800), "full": dict(n=200, s_list=(5, 20, 50), reps=8000)})
+       scales={"ci": dict(n=200, s_list=(5, 20, 50), reps=500), "full": dict(n=200, s_list=(5, 20, 50), reps=8000)})
 def one_step_ratio_mean(*, n, s_list, reps, seed):
     """[derived] With theta = 0 the step is x - P^T (P P^T)^{-1} P x = (I - Pi) x, Pi the projector on the row
     space of P, uniform on the Grassmannian for a Gaussian P; ||(I - Pi) x||^2 / ||x||^2 ~ Beta((n - s)/2, s/2)
@@ -152,7 +152,7 @@ def one_step_ratio_mean(*, n, s_list, reps, seed):
 @claim(PAPER, "one_step_ratio_geomean", source="derived", ref="abstract (local linear rate)", citation=CITE,
        statement=BETA_STATEMENT + "the mean of log(e_{k+1}/e_k) minus psi((n - s)/2) - psi(n/2) (the Beta law's "
                  "log-mean), averaged over s, is 0 (no model tolerance)",
-       scales={"ci": dict(n=200, s_list=(5, 20, 50), reps=800), "full": dict(n=200, s_list=(5, 20, 50), reps=8000)})
+       scales={"ci": dict(n=200, s_list=(5, 20, 50), reps=500), "full": dict(n=200, s_list=(5, 20, 50), reps=8000)})
 def one_step_ratio_geomean(*, n, s_list, reps, seed):
     """[derived] E log X = psi(a) - psi(a + b) for X ~ Beta(a, b); the law as in ``one_step_ratio_mean``."""
     t = one_step_table(n, s_list, reps, seed)
