@@ -230,6 +230,7 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.cpwl.simplicial_fan": dict(rays=[(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, -1, -1)],
                                           cones=[(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]),
     "theorylab.core.Estimate.from_se": dict(value=1.0, se=0.1, predicted=1.0),
+    "theorylab.krylov.model_value": dict(g=np.ones(2), H=np.eye(2), d=np.ones(2)),
     "theorylab.finite_sum.mlp_loss_grad": dict(params=lambda: _mlp_params(), X=np.ones((6, 4)),
                                                y=np.array([0, 1, 2, 0, 1, 2])),
     "theorylab.finite_sum.minibatch_grads": dict(params=lambda: _mlp_params(), X=np.ones((6, 4)),
@@ -352,6 +353,7 @@ EXAMPLES: dict[str, dict] = {
 # class id -> a zero-argument function building a valid instance (used for the methods, for
 # arguments annotated with the class, and as the baseline of a record class: its fields)
 INSTANCES = {
+    "theorylab.krylov.Trace": lambda: _krylov().rshtr(_krylov().rank_deficient(6, 2), np.ones(6), 2, n_iter=2),
     "theorylab.gp.SeparableSample": lambda: _gp().separable_prior_sample(2, lengthscale=0.5, n_features=20, seed=0),
     "theorylab.gp.PosteriorSample": lambda: _gp().posterior_sample(
         _instance("theorylab.gp.SeparableSample"), np.array([[0.1, -0.2], [0.5, 0.3]]), np.array([0.2, -0.1])),
@@ -464,6 +466,10 @@ def _cpwl():
 
 
 _BUILT = {}
+
+
+def _krylov():
+    return importlib.import_module("theorylab.krylov")
 
 
 def _instance(class_id):

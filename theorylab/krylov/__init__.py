@@ -10,6 +10,8 @@ Modules (import from them directly or from here):
   with its exact Hessian, top-k eigenspaces, Dom-SGD / Bulk-SGD projections and the switch experiment (domsub)
 - ``theorylab.krylov.trajectories``  heavy-ball trajectories on quadratics and their exact complex-root form,
   consecutive-update cosines, sign changes, the ergodic phase average, trajectory maps (trajmap)
+- ``theorylab.krylov.subspace``      random subspace sketches (Gaussian, orthonormal, coordinate), the homogenised
+  trust-region step restricted to a subspace, full-space HSODM as the reference (rshtr)
 """
 
 from .bilevel import (MAX_OUTER_WORK, BilevelRun, LogisticHyperparameter, QuadraticBilevel, cg_bilevel, lancbio,
@@ -18,6 +20,9 @@ from .dominant import (METHODS, TanhMLP, alignment, hessian_fd, project, tanh_ml
                        tanh_mlp_loss_grad, toy_alignment, toy_run, toy_stationary_sd, top_eigenspace, train_switch)
 from .lanczos import (REORTH_CHOICES, HVPCounter, cg_error_bound, cg_iterates, check_spd, lanczos_basis,
                       lanczos_iterates)
+from .subspace import (H_KINDS, SKETCHES, SOLVERS, Composite, Direction, Quadratic, Trace, full_rank_quadratic,
+                       homogenized_direction, homogenized_step, hsodm, model_value, one_step_ratio, rank_deficient,
+                       rshtr, sketch)
 from .trajectories import (consecutive_cosines, ergodic_cosine_mean, heavy_ball, heavy_ball_exact_updates,
                            mlp_trajectory, root_angles, sign_changes, trajectory_map)
 
@@ -28,4 +33,7 @@ __all__ = ["MAX_OUTER_WORK", "BilevelRun", "LogisticHyperparameter", "QuadraticB
            "REORTH_CHOICES", "HVPCounter", "cg_error_bound", "cg_iterates", "check_spd", "lanczos_basis",
            "lanczos_iterates",
            "consecutive_cosines", "ergodic_cosine_mean", "heavy_ball", "heavy_ball_exact_updates", "root_angles",
-           "sign_changes", "trajectory_map", "mlp_trajectory"]
+           "sign_changes", "trajectory_map", "mlp_trajectory",
+           "H_KINDS", "SKETCHES", "SOLVERS", "Composite", "Direction", "Quadratic", "Trace", "full_rank_quadratic",
+           "homogenized_direction", "homogenized_step", "hsodm", "model_value", "one_step_ratio", "rank_deficient",
+           "rshtr", "sketch"]
