@@ -34,9 +34,9 @@ import numpy as np
 from scipy.linalg import solve
 from scipy.special import roots_hermitenorm  # noqa: F401 - also used by the tests
 
-from theorylab.core.seeding import child_seed
-from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_size,
-                                     require_finite)
+from theorylab.core.seeding import as_generator, child_seed
+from theorylab.core.validate import (check_array, check_budget, check_choice, check_int, check_real, check_record,
+                                     check_size, require_finite)
 
 __all__ = ["ACTIVATIONS", "MAX_DEGREE", "SpikedMixture", "HermiteModel", "spiked_mixture", "sample_mixture",
            "target_direction", "hermite_coefficients", "hermite_model", "degree_rule", "gradient_step", "ridge_readout",
@@ -63,6 +63,21 @@ class SpikedMixture:
     thetas: np.ndarray
     weights: np.ndarray
 
+    def __post_init__(self):
+        check_record(self)
+        if self.U.ndim != 3 or self.thetas.shape != (self.U.shape[0], self.U.shape[2]) or self.U.shape[1] < 1 \
+                or self.U.shape[2] < 1 or self.weights.shape != (self.U.shape[0],):
+            raise ValueError(f"SpikedMixture: U must have shape (C, d, r), thetas (C, r), weights (C,); got shapes "
+                             f"{self.U.shape}, {self.thetas.shape}, {self.weights.shape}")
+        if np.any(self.thetas <= -1.0):
+            raise ValueError(f"SpikedMixture: thetas must all be > -1 (positive-definite covariances); got min "
+                             f"{self.thetas.min()!r}")
+        if np.any(self.weights < 0) or abs(self.weights.sum() - 1.0) > 1e-9:
+            raise ValueError(f"SpikedMixture: weights must be a probability vector; got {self.weights!r}")
+        for c in range(self.U.shape[0]):
+            if not np.allclose(self.U[c].T @ self.U[c], np.eye(self.U.shape[2]), atol=1e-8):
+                raise ValueError(f"SpikedMixture: U[{c}] must have orthonormal columns")
+
     @property
     def d(self) -> int:
         return self.U.shape[1]
@@ -86,7 +101,7 @@ class SpikedMixture:
         """n i.i.d. rows (labels i.i.d. from the weights): x = z + U_c ((sqrt(1 + theta_c) - 1) * U_c^T z)."""
         n = check_size("n", n)
         check_budget("the sample", n * self.d, n=n, d=self.d)
-        rng = np.random.default_rng(seed)
+        rng = as_generator(seed)
         labels = rng.choice(len(self.weights), size=n, p=self.weights)
         Z = rng.standard_normal((n, self.d))
         for c in range(len(self.weights)):
@@ -115,7 +130,7 @@ def spiked_mixture(d: int, thetas, weights=None, align: float = 0.0, seed=0) -> 
     if np.any(pi < 0) or abs(pi.sum() - 1.0) > 1e-9:
         raise ValueError(f"weights must be a probability vector of length {C}; got {pi!r}")
     align = check_real("align", align, low=0.0, high=1.0)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     U0 = np.linalg.qr(rng.standard_normal((d, r)))[0]
     U = np.empty((C, d, r))
     for c in range(C):
@@ -145,7 +160,7 @@ def sample_mixture(n: int, covariances, weights=None, seed=0) -> np.ndarray:
         except np.linalg.LinAlgError:
             raise ValueError(f"covariances[{c}] must be positive definite; its smallest eigenvalue is "
                              f"{np.linalg.eigvalsh(S[c]).min():.3g}") from None
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     labels = rng.choice(C, size=n, p=pi / pi.sum())
     X = rng.standard_normal((n, d))
     for c in range(C):
@@ -157,7 +172,7 @@ def target_direction(mixture: SpikedMixture, seed=0) -> np.ndarray:
     """xi = g / (||g|| ||Sigma_bar||_2^{1/2}), g ~ N(0, I_d) (the authors' normalisation)."""
     if not isinstance(mixture, SpikedMixture):
         raise TypeError(f"mixture must be a SpikedMixture; got {type(mixture).__name__}")
-    g = np.random.default_rng(seed).standard_normal(mixture.d)
+    g = as_generator(seed).standard_normal(mixture.d)
     return g / (np.linalg.norm(g) * math.sqrt(mixture.spectral_norm()))
 
 
@@ -178,13 +193,13 @@ def hermite_coefficients(activation: str = "relu", degree: int = 4, scale: float
     degree = check_int("degree", degree, low=0, high=MAX_DEGREE)
     scale = check_real("scale", scale, low=0.0, low_open=True, high=1e6)
     check_choice("method", method, ("closed", "quadrature"))
+    nodes = check_int("nodes", nodes, low=2, high=MAX_NODES)
     if method == "closed":
         if activation != "relu":
             raise ValueError(f"method='closed' is available for activation='relu' only; got activation={activation!r}")
         phi0 = 1.0 / math.sqrt(2.0 * math.pi)
         mu = np.array([phi0, 0.5] + [phi0 * _he_at_zero(j - 2) for j in range(2, degree + 1)])[:degree + 1]
         return scale * mu, scale ** 2 / 2.0
-    nodes = check_int("nodes", nodes, low=2, high=MAX_NODES)
     z, wts = roots_hermitenorm(nodes)
     wts = wts / math.sqrt(2.0 * math.pi)
     s = _act(activation, scale * z)
@@ -200,6 +215,15 @@ class HermiteModel:
     mu_star: float
     scale: float
 
+    def __post_init__(self):
+        check_record(self)
+        if self.coef.ndim != 1 or self.coef.size < 1 or self.coef.size > MAX_DEGREE + 1:
+            raise ValueError(f"HermiteModel: coef must be a 1-d array of 1..{MAX_DEGREE + 1} coefficients; got shape "
+                             f"{self.coef.shape}")
+        if self.mu_star < 0 or self.scale <= 0:
+            raise ValueError(f"HermiteModel: mu_star must be >= 0 and scale > 0; got mu_star={self.mu_star!r}, "
+                             f"scale={self.scale!r}")
+
     @property
     def degree(self) -> int:
         return len(self.coef) - 1
@@ -207,7 +231,7 @@ class HermiteModel:
     def __call__(self, z, seed=0) -> np.ndarray:
         z = check_array("z", z)
         check_budget("the evaluation", z.size, z_size=z.size)
-        noise = np.random.default_rng(seed).standard_normal(z.shape)
+        noise = as_generator(seed).standard_normal(z.shape)
         return np.polynomial.hermite_e.hermeval(z / self.scale, self.coef) + self.mu_star * noise
 
 
@@ -275,11 +299,11 @@ def one_step_trial(mixture: SpikedMixture, xi, *, k: int, m: int, eta: float, de
 
     def data(name, size):
         X = mixture.sample(size, seed=child_seed(seed, "data", name))
-        eps = np.random.default_rng(child_seed(seed, "label_noise", name)).standard_normal(size)
+        eps = as_generator(child_seed(seed, "label_noise", name)).standard_normal(size)
         return X, np.maximum(X @ xi, 0.0) + delta * eps
 
     tr = mixture.trace()
-    rng = np.random.default_rng(child_seed(seed, "init"))
+    rng = as_generator(child_seed(seed, "init"))
     F = rng.standard_normal((k, d)) / math.sqrt(tr)
     w = rng.standard_normal(k) / math.sqrt(k)
     F_hat = gradient_step(F, w, *data("step", m), eta=eta, activation=activation)
