@@ -239,6 +239,15 @@ EXAMPLES: dict[str, dict] = {
                                               block_sizes=(1, 1)),
     "theorylab.finite_sum.predict": dict(data=lambda: importlib.import_module("theorylab.finite_sum").vertical_regression(
         5, (1, 2)), W=np.ones((2, 3)), observed=[0, 1]),
+    "theorylab.highdim.spiked_mixture": dict(d=6, thetas=[2.0, 3.0]),
+    "theorylab.highdim.sample_mixture": dict(n=5, covariances=np.stack([np.eye(3), 2 * np.eye(3)])),
+    "theorylab.highdim.gradient_step": dict(F=np.ones((2, 3)), w=np.ones(2), X=np.ones((4, 3)), y=np.ones(4), eta=1.0),
+    "theorylab.highdim.ridge_readout": dict(Phi=np.eye(2, 4), y=np.ones(4), lam=0.1),
+    "theorylab.highdim.one_step_trial": dict(mixture=lambda: _instance("theorylab.highdim.SpikedMixture"),
+                                             xi=np.full(6, 0.1), k=4, m=5, eta=2.0),
+    "theorylab.highdim.SpikedMixture": dict(U=lambda: _instance("theorylab.highdim.SpikedMixture").U,
+                                            thetas=np.array([[2.0], [3.0]]), weights=np.array([0.5, 0.5])),
+    "theorylab.highdim.HermiteModel": dict(coef=np.array([0.4, 0.5]), mu_star=0.3, scale=1.0),
     "theorylab.multiobjective.clustered_optimum": dict(problem=lambda: _clustered_problem()),
     "theorylab.krylov.LogisticHyperparameter": dict(A_train=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.3]]),
                                                     b_train=np.array([1.0, -1.0, 1.0]),
@@ -354,6 +363,8 @@ EXAMPLES: dict[str, dict] = {
 # arguments annotated with the class, and as the baseline of a record class: its fields)
 INSTANCES = {
     "theorylab.krylov.Trace": lambda: _krylov().rshtr(_krylov().rank_deficient(6, 2), np.ones(6), 2, n_iter=2),
+    "theorylab.highdim.SpikedMixture": lambda: importlib.import_module("theorylab.highdim").spiked_mixture(6, [2.0, 3.0]),
+    "theorylab.highdim.HermiteModel": lambda: importlib.import_module("theorylab.highdim").hermite_model("relu", 2),
     "theorylab.gp.SeparableSample": lambda: _gp().separable_prior_sample(2, lengthscale=0.5, n_features=20, seed=0),
     "theorylab.gp.PosteriorSample": lambda: _gp().posterior_sample(
         _instance("theorylab.gp.SeparableSample"), np.array([[0.1, -0.2], [0.5, 0.3]]), np.array([0.2, -0.1])),

@@ -54,6 +54,8 @@ CASES = {
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
     "krylov": ("import theorylab.krylov as KR; pb = KR.quadratic_bilevel(200, kappa=30.0)",
                "KR.lancbio(pb, {S}, T=10, theta=1 / 30, lam=0.5)", 10, 5000),
+    "highdim": ("import theorylab.highdim as H; mix = H.spiked_mixture({S}, [4.0, 4.0]); xi = H.target_direction(mix)",
+                "H.one_step_trial(mix, xi, k={S}, m={S}, eta=5.0)", 20, 2000),
 }
 
 SCRIPT = """
