@@ -1,0 +1,14 @@
+"""High-dimensional and large-sample statistics (issue 34): finite-size versions of limit statements.
+
+Modules (import from them directly or from here):
+
+- ``theorylab.highdim.density_ratio``  Gaussian pairs with closed-form density ratio, KL and E_P[r^p],
+  log-linear density-ratio estimators trained with the KL and logistic f-divergence losses, exact and Monte
+  Carlo L_p(P) errors (paper dre_lp)
+"""
+
+from .density_ratio import (LOSSES, GaussianPair, LogLinearRatio, fit_log_linear, gaussian_pair, lp_error,
+                            lp_error_mc, ratio_moment, ratio_moment_quadrature)
+
+__all__ = ["LOSSES", "GaussianPair", "LogLinearRatio", "fit_log_linear", "gaussian_pair", "lp_error", "lp_error_mc",
+           "ratio_moment", "ratio_moment_quadrature"]
