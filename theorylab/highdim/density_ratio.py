@@ -100,7 +100,7 @@ def gaussian_pair(d: int, kl, cov=None) -> GaussianPair:
     """``P = N(0, S)``, ``Q = N(mu, S)`` with ``mu`` along the first coordinate, scaled so that
     KL(Q || P) = ``kl``: ``mu = sqrt(2 kl / (e' S^-1 e)) e`` with ``e`` the first coordinate vector (S = I by
     default)."""
-    d = check_int("d", d, low=1)
+    d = check_int("d", d, low=1, high=10_000)
     kl = check_real("kl", kl, low=0.0)
     S = np.eye(d) if cov is None else _pd_cov(cov, d)
     e = np.zeros(d)
@@ -146,6 +146,10 @@ class LogLinearRatio:
     def __post_init__(self):
         object.__setattr__(self, "intercept", check_real("intercept", self.intercept))
         object.__setattr__(self, "weights", check_array("weights", self.weights, ndim=1))
+        object.__setattr__(self, "loss", check_choice("loss", self.loss, ("",) + LOSSES))
+        object.__setattr__(self, "iterations", check_int("iterations", self.iterations, low=0))
+        if not isinstance(self.converged, (bool, np.bool_)):
+            raise TypeError(f"converged must be a bool; got {self.converged!r}")
 
     def __call__(self, x) -> np.ndarray:
         x = check_array("x", x, ndim=2, shape=(None, self.weights.size))
@@ -182,7 +186,7 @@ def fit_log_linear(x_p, x_q, loss: str = "kl", *, tol: float = 1e-10, max_iter: 
         raise ValueError(f"x_p and x_q need at least 2 samples each; got {len(x_p)} and {len(x_q)}")
     loss = check_choice("loss", loss, LOSSES)
     tol = check_real("tol", tol, low=0.0, low_open=True)
-    max_iter = check_int("max_iter", max_iter, low=1)
+    max_iter = check_int("max_iter", max_iter, low=1, high=10_000)
     Fp = np.hstack([np.ones((len(x_p), 1)), x_p])
     Fq = np.hstack([np.ones((len(x_q), 1)), x_q])
     theta = np.zeros(Fp.shape[1])
