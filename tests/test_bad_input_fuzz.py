@@ -243,6 +243,10 @@ EXAMPLES: dict[str, dict] = {
         pair=lambda: importlib.import_module("theorylab.highdim").gaussian_pair(2, 0.5),
         estimator=lambda: importlib.import_module("theorylab.highdim").LogLinearRatio(0.0, np.array([1.0, 0.0])),
         p=2.0, n=100),
+    "theorylab.highdim.lp_error_tilted_mc": dict(
+        pair=lambda: importlib.import_module("theorylab.highdim").gaussian_pair(2, 0.5),
+        estimator=lambda: importlib.import_module("theorylab.highdim").LogLinearRatio(0.0, np.array([1.0, 0.0])),
+        p=2.0, n=100),
     "theorylab.krylov.LogisticHyperparameter": dict(A_train=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.3]]),
                                                     b_train=np.array([1.0, -1.0, 1.0]),
                                                     A_val=np.array([[0.3, 1.0], [1.0, -0.4]]), b_val=np.array([-1.0, 1.0])),

@@ -65,6 +65,11 @@ def test_exact_lp_error_matches_monte_carlo(pair):
         mc = D.lp_error_mc(pair, est, p, n=400_000, seed=7)
         exact = D.lp_error(pair, est, p)
         assert abs(mc["moment"] - exact ** p) <= 5 * mc["moment_se"], (p, mc, exact)
+    big = D.gaussian_pair(3, 2.0)                                 # p = 3, KL = 2: naive Monte Carlo is hopeless
+    est3 = D.LogLinearRatio(-2.1, np.array([1.9, 0.1, -0.1]))
+    tilted = D.lp_error_tilted_mc(big, est3, 3.0, n=200_000, seed=8)
+    assert abs(tilted["moment"] - D.lp_error(big, est3, 3.0) ** 3) <= 5 * tilted["moment_se"]
+    assert tilted["moment_se"] < 0.05 * tilted["moment"]
     truth = D.LogLinearRatio(-pair.kl - pair.weights @ pair.mean_p, pair.weights)
     assert D.lp_error(pair, truth, 2.0) == pytest.approx(0.0, abs=1e-12)
     assert D.lp_error_mc(pair, truth, 2.0, n=100)["lp"] == pytest.approx(0.0, abs=1e-10)
@@ -90,6 +95,8 @@ def test_same_seed_same_numbers(pair):
     (lambda: D.lp_error(D.gaussian_pair(2, 0.5), np.exp, 2.0), "estimator"),
     (lambda: D.lp_error_mc(D.gaussian_pair(2, 0.5), "r", 2.0), "estimator"),
     (lambda: D.lp_error_mc(D.gaussian_pair(2, 0.5), np.exp, 2.0, n=1), "n"),
+    (lambda: D.lp_error_tilted_mc(D.gaussian_pair(2, 0.5), np.exp, 0.5), "p"),
+    (lambda: D.lp_error_tilted_mc(D.gaussian_pair(2, 0.5), None, 2.0), "estimator"),
     (lambda: D.fit_log_linear(np.ones((5, 2)), np.ones((5, 3))), "x_q"),
     (lambda: D.fit_log_linear(np.ones((5, 2)), np.ones((5, 2)), "hinge"), "loss"),
     (lambda: D.fit_log_linear(np.ones((1, 2)), np.ones((5, 2))), "x_p"),

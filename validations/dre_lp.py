@@ -78,7 +78,7 @@ def error_sweep(kls, ns, seeds, seed) -> pd.DataFrame:
     return t
 
 
-SWEEP = {"ci": dict(kls=KL_GRID, ns=(5000,), seeds=16), "full": dict(kls=KL_GRID, ns=(5000,), seeds=48)}
+SWEEP = {"ci": dict(kls=KL_GRID, ns=(5000,), seeds=24), "full": dict(kls=KL_GRID, ns=(5000,), seeds=48)}
 
 
 @claim(PAPER, "renyi_moment_identity", source="derived", ref="Thm 3.5 (E_P[r^p] terms); Gaussian closed form",

@@ -8,7 +8,7 @@ Modules (import from them directly or from here):
 """
 
 from .density_ratio import (LOSSES, GaussianPair, LogLinearRatio, fit_log_linear, gaussian_pair, lp_error,
-                            lp_error_mc, ratio_moment, ratio_moment_quadrature)
+                            lp_error_mc, lp_error_tilted_mc, ratio_moment, ratio_moment_quadrature)
 
 __all__ = ["LOSSES", "GaussianPair", "LogLinearRatio", "fit_log_linear", "gaussian_pair", "lp_error", "lp_error_mc",
-           "ratio_moment", "ratio_moment_quadrature"]
+           "lp_error_tilted_mc", "ratio_moment", "ratio_moment_quadrature"]
