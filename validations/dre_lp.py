@@ -208,7 +208,7 @@ def fig_lp_error_vs_kl(*, kls, ns, seeds, seed):
         lo, hi = np.quantile(boot, [0.025, 0.975])
         rows.append(dict(loss=loss, p=p, kl=kl, mean=e.mean(), lo=lo, hi=hi))
     s = pd.DataFrame(rows)
-    fig, axes = subplots(1, len(PS), width=9.0)
+    fig, axes = subplots(1, len(PS), width=3.6)
     grid = np.linspace(min(kls), max(kls), 50)
     for ax, p in zip(axes[0], PS):
         for c, (loss, mk) in enumerate((("kl", "o"), ("logistic", "s"))):
