@@ -75,6 +75,26 @@ def test_exact_lp_error_matches_monte_carlo(pair):
     assert D.lp_error_mc(pair, truth, 2.0, n=100)["lp"] == pytest.approx(0.0, abs=1e-10)
 
 
+def test_mlp_gradient_matches_finite_differences_and_training_respects_the_constraint(pair):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    params = [rng.normal(size=(4, 2)), rng.normal(size=4), rng.normal(size=4), np.array([0.1])]
+    for loss in D.LOSSES:
+        _, grads = D._mlp_loss_grad(params, X, 12, loss)
+        for i, idx in ((0, (1, 0)), (1, (2,)), (2, (3,)), (3, (0,))):
+            up = [q.copy() for q in params]
+            dn = [q.copy() for q in params]
+            up[i][idx] += 1e-6
+            dn[i][idx] -= 1e-6
+            fd = (D._mlp_loss_grad(up, X, 12, loss)[0] - D._mlp_loss_grad(dn, X, 12, loss)[0]) / 2e-6
+            assert grads[i][idx] == pytest.approx(fd, rel=1e-5, abs=1e-8)
+    xp, xq = pair.sample("p", 300, 1), pair.sample("q", 300, 2)
+    net = D.fit_mlp_ratio(xp, xq, "logistic", width=8, lipschitz=1.5, steps=200, seed=3)
+    assert np.linalg.norm(net.W1, 2) <= 1.5 + 1e-9 and np.linalg.norm(net.w2) <= 1.5 + 1e-9
+    assert net.losses[-1] < net.losses[0]
+    np.testing.assert_allclose(net(xp), np.exp(net.log_ratio(xp)))
+
+
 def test_same_seed_same_numbers(pair):
     np.testing.assert_array_equal(pair.sample("p", 10, 3), pair.sample("p", 10, 3))
     assert not np.array_equal(pair.sample("p", 10, 3), pair.sample("p", 10, 4))
@@ -101,6 +121,10 @@ def test_same_seed_same_numbers(pair):
     (lambda: D.fit_log_linear(np.ones((5, 2)), np.ones((5, 2)), "hinge"), "loss"),
     (lambda: D.fit_log_linear(np.ones((1, 2)), np.ones((5, 2))), "x_p"),
     (lambda: D.gaussian_pair(2, 0.5).sample("r", 3), "which"),
+    (lambda: D.fit_mlp_ratio(np.ones((5, 2)), np.ones((5, 2)), width=0), "width"),
+    (lambda: D.fit_mlp_ratio(np.ones((5, 2)), np.ones((5, 2)), lipschitz=0.0), "lipschitz"),
+    (lambda: D.fit_mlp_ratio(np.ones((5, 2)), np.ones((5, 3))), "x_q"),
+    (lambda: D.MLPRatio(np.ones((3, 2)), np.zeros(2), np.zeros(3), 0.0, 1.0), "b1"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError), match=name):

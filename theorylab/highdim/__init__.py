@@ -3,12 +3,13 @@
 Modules (import from them directly or from here):
 
 - ``theorylab.highdim.density_ratio``  Gaussian pairs with closed-form density ratio, KL and E_P[r^p],
-  log-linear density-ratio estimators trained with the KL and logistic f-divergence losses, exact and Monte
+  log-linear and Lipschitz-network density-ratio estimators trained with the KL and logistic f-divergence losses, exact and Monte
   Carlo L_p(P) errors (paper dre_lp)
 """
 
-from .density_ratio import (LOSSES, GaussianPair, LogLinearRatio, fit_log_linear, gaussian_pair, lp_error,
-                            lp_error_mc, lp_error_tilted_mc, ratio_moment, ratio_moment_quadrature)
+from .density_ratio import (LOSSES, GaussianPair, LogLinearRatio, MLPRatio, fit_log_linear, fit_mlp_ratio,
+                            gaussian_pair, lp_error, lp_error_mc, lp_error_tilted_mc, ratio_moment,
+                            ratio_moment_quadrature)
 
-__all__ = ["LOSSES", "GaussianPair", "LogLinearRatio", "fit_log_linear", "gaussian_pair", "lp_error", "lp_error_mc",
-           "lp_error_tilted_mc", "ratio_moment", "ratio_moment_quadrature"]
+__all__ = ["LOSSES", "GaussianPair", "LogLinearRatio", "MLPRatio", "fit_log_linear", "fit_mlp_ratio", "gaussian_pair",
+           "lp_error", "lp_error_mc", "lp_error_tilted_mc", "ratio_moment", "ratio_moment_quadrature"]

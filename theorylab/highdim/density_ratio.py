@@ -20,6 +20,9 @@ a lower bound growing like ``exp((p - 1) KL)``; this module provides the finite-
   :func:`lp_error_tilted_mc` the Monte Carlo after the exponential tilt, for any estimator: ``E_P|r_hat - r|^p =
   E_P[r^p] E_{P_p}|r_hat / r - 1|^p`` with ``P_p = N(m_P + p (m_Q - m_P), S)``, whose integrand is tame when
   ``log r_hat - log r`` is (a Lipschitz estimator).
+- :func:`fit_mlp_ratio` a one-hidden-layer ReLU network for ``log r_hat`` with each layer's spectral norm
+  projected to at most ``lipschitz`` (the Lipschitz estimator class of the theorem), trained by full-batch Adam
+  on either loss.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from theorylab.core.seeding import as_generator
 from theorylab.core.validate import check_array, check_budget, check_choice, check_int, check_real
 
 __all__ = ["LOSSES", "GaussianPair", "LogLinearRatio", "gaussian_pair", "ratio_moment", "ratio_moment_quadrature",
-           "fit_log_linear", "lp_error", "lp_error_mc", "lp_error_tilted_mc"]
+           "fit_log_linear", "lp_error", "lp_error_mc", "lp_error_tilted_mc", "MLPRatio", "fit_mlp_ratio"]
 
 LOSSES = ("kl", "logistic")
 
@@ -281,3 +284,93 @@ def lp_error_tilted_mc(pair: GaussianPair, estimator, p, *, n: int = 100_000, se
     scale = ratio_moment(pair, p)
     m = float(scale * rel.mean())
     return {"moment": m, "moment_se": float(scale * rel.std(ddof=1) / np.sqrt(n)), "lp": m ** (1 / p)}
+
+
+@dataclass(frozen=True)
+class MLPRatio:
+    """``r_hat(x) = exp(g(x))``, ``g(x) = w2' relu(W1 x + b1) + b2``; the spectral norms of ``W1`` and ``w2`` are at
+    most ``lipschitz`` each (so g is ``lipschitz^2``-Lipschitz); ``losses`` holds the training loss per step."""
+
+    W1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: float
+    lipschitz: float
+    loss: str = ""
+    losses: np.ndarray | None = None
+
+    def __post_init__(self):
+        W1 = check_array("W1", self.W1, ndim=2)
+        object.__setattr__(self, "W1", W1)
+        object.__setattr__(self, "b1", check_array("b1", self.b1, ndim=1, shape=(W1.shape[0],)))
+        object.__setattr__(self, "w2", check_array("w2", self.w2, ndim=1, shape=(W1.shape[0],)))
+        object.__setattr__(self, "b2", check_real("b2", self.b2))
+        object.__setattr__(self, "lipschitz", check_real("lipschitz", self.lipschitz, low=0.0, low_open=True))
+        object.__setattr__(self, "loss", check_choice("loss", self.loss, ("",) + LOSSES))
+        if self.losses is not None:
+            object.__setattr__(self, "losses", check_array("losses", self.losses, ndim=1))
+
+    def log_ratio(self, x) -> np.ndarray:
+        x = check_array("x", x, ndim=2, shape=(None, self.W1.shape[1]))
+        return np.maximum(x @ self.W1.T + self.b1, 0.0) @ self.w2 + self.b2
+
+    def __call__(self, x) -> np.ndarray:
+        return np.exp(self.log_ratio(x))
+
+
+def _project(W, bound):
+    """The nearest matrix (Frobenius) with spectral norm <= bound: singular values clipped."""
+    U, s, Vt = np.linalg.svd(W, full_matrices=False)
+    return (U * np.minimum(s, bound)) @ Vt
+
+
+def _mlp_loss_grad(params, X, n_p, loss):
+    """Empirical loss of g = w2' relu(W1 x + b1) + b2 (rows of X: the n_p samples of P, then those of Q) and its
+    gradient in (W1, b1, w2, b2) by back-propagation."""
+    W1, b1, w2, b2 = params
+    h = np.maximum(X @ W1.T + b1, 0.0)
+    g = h @ w2 + b2[0]
+    gp, gq = g[:n_p], g[n_p:]
+    if loss == "kl":
+        val = np.exp(gp).mean() - gq.mean()
+        dg = np.concatenate([np.exp(gp) / n_p, -np.ones(len(gq)) / len(gq)])
+    else:
+        val = np.logaddexp(0, gp).mean() + np.logaddexp(0, -gq).mean()
+        dg = np.concatenate([1 / (1 + np.exp(-gp)) / n_p, -1 / (1 + np.exp(gq)) / len(gq)])
+    dh = np.outer(dg, w2) * (h > 0)
+    return float(val), [dh.T @ X, dh.sum(0), h.T @ dg, np.array([dg.sum()])]
+
+
+def fit_mlp_ratio(x_p, x_q, loss: str = "kl", *, width: int = 16, lipschitz: float = 5.0, steps: int = 1000,
+                  lr: float = 0.01, seed=0) -> MLPRatio:
+    """A one-hidden-layer ReLU network ``g = log r_hat`` trained by full-batch Adam on the empirical ``loss`` (as
+    in :func:`fit_log_linear`), each layer projected after every step onto spectral norm <= ``lipschitz`` (the
+    per-layer reading of "spectral norm <= 5")."""
+    x_p = check_array("x_p", x_p, ndim=2)
+    x_q = check_array("x_q", x_q, ndim=2, shape=(None, x_p.shape[1]))
+    if len(x_p) < 2 or len(x_q) < 2:
+        raise ValueError(f"x_p and x_q need at least 2 samples each; got {len(x_p)} and {len(x_q)}")
+    loss = check_choice("loss", loss, LOSSES)
+    width = check_int("width", width, low=1, high=4096)
+    lipschitz = check_real("lipschitz", lipschitz, low=0.0, low_open=True)
+    steps = check_int("steps", steps, low=1, high=1_000_000)
+    lr = check_real("lr", lr, low=0.0, low_open=True, high=10.0)
+    check_budget("the hidden activations", (len(x_p) + len(x_q)) * width, n=len(x_p) + len(x_q), width=width)
+    rng = as_generator(seed)
+    d, n_p = x_p.shape[1], len(x_p)
+    X = np.vstack([x_p, x_q])
+    params = [_project(rng.normal(0, 1 / np.sqrt(d), (width, d)), lipschitz), np.zeros(width),
+              rng.normal(0, 1 / np.sqrt(width), width), np.zeros(1)]
+    params[2] = params[2] * min(1.0, lipschitz / np.linalg.norm(params[2]))
+    m = [np.zeros_like(t) for t in params]
+    v = [np.zeros_like(t) for t in params]
+    history = np.empty(steps)
+    for k in range(1, steps + 1):
+        history[k - 1], grads = _mlp_loss_grad(params, X, n_p, loss)
+        for i, gr in enumerate(grads):                               # Adam (0.9, 0.999, 1e-8)
+            m[i] = 0.9 * m[i] + 0.1 * gr
+            v[i] = 0.999 * v[i] + 0.001 * gr * gr
+            params[i] = params[i] - lr * (m[i] / (1 - 0.9 ** k)) / (np.sqrt(v[i] / (1 - 0.999 ** k)) + 1e-8)
+        params[0] = _project(params[0], lipschitz)
+        params[2] = params[2] * min(1.0, lipschitz / max(np.linalg.norm(params[2]), 1e-300))
+    return MLPRatio(params[0], params[1], params[2], float(params[3][0]), lipschitz, loss=loss, losses=history)
