@@ -249,6 +249,14 @@ EXAMPLES: dict[str, dict] = {
                                             thetas=np.array([[2.0], [3.0]]), weights=np.array([0.5, 0.5])),
     "theorylab.highdim.HermiteModel": dict(coef=np.array([0.4, 0.5]), mu_star=0.3, scale=1.0),
     "theorylab.multiobjective.clustered_optimum": dict(problem=lambda: _clustered_problem()),
+    "theorylab.highdim.lp_error_mc": dict(
+        pair=lambda: importlib.import_module("theorylab.highdim").gaussian_pair(2, 0.5),
+        estimator=lambda: importlib.import_module("theorylab.highdim").LogLinearRatio(0.0, np.array([1.0, 0.0])),
+        p=2.0, n=100),
+    "theorylab.highdim.lp_error_tilted_mc": dict(
+        pair=lambda: importlib.import_module("theorylab.highdim").gaussian_pair(2, 0.5),
+        estimator=lambda: importlib.import_module("theorylab.highdim").LogLinearRatio(0.0, np.array([1.0, 0.0])),
+        p=2.0, n=100),
     "theorylab.krylov.LogisticHyperparameter": dict(A_train=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.3]]),
                                                     b_train=np.array([1.0, -1.0, 1.0]),
                                                     A_val=np.array([[0.3, 1.0], [1.0, -0.4]]), b_val=np.array([-1.0, 1.0])),

@@ -1,16 +1,24 @@
-"""High-dimensional statistics: proportional-limit models checked by finite-size simulation.
+"""High-dimensional and large-sample statistics (issue 34): finite-size versions of limit statements.
 
 Modules (import from them directly or from here):
 
-- ``theorylab.highdim.one_step``  zero-mean spiked Gaussian mixtures, a two-layer network after one full-batch
+- ``theorylab.highdim.one_step``       zero-mean spiked Gaussian mixtures, a two-layer network after one full-batch
   gradient step on its first layer with a ridge readout, and the variance-matched Hermite equivalent model
   (paper gmm_onestep)
+- ``theorylab.highdim.density_ratio``  Gaussian pairs with closed-form density ratio, KL and E_P[r^p], log-linear and
+  Lipschitz-network density-ratio estimators trained with the KL and logistic f-divergence losses, exact and Monte
+  Carlo L_p(P) errors (paper dre_lp)
 """
 
+from .density_ratio import (LOSSES, GaussianPair, LogLinearRatio, MLPRatio, fit_log_linear, fit_mlp_ratio,
+                            gaussian_pair, lp_error, lp_error_mc, lp_error_tilted_mc, ratio_moment,
+                            ratio_moment_quadrature)
 from .one_step import (ACTIVATIONS, MAX_DEGREE, HermiteModel, SpikedMixture, degree_rule, hermite_coefficients,
                        gradient_step, hermite_model, one_step_trial, ridge_readout, sample_mixture, spiked_mixture,
                        target_direction)
 
-__all__ = ["ACTIVATIONS", "MAX_DEGREE", "HermiteModel", "SpikedMixture", "degree_rule", "hermite_coefficients",
+__all__ = ["LOSSES", "GaussianPair", "LogLinearRatio", "MLPRatio", "fit_log_linear", "fit_mlp_ratio", "gaussian_pair",
+           "lp_error", "lp_error_mc", "lp_error_tilted_mc", "ratio_moment", "ratio_moment_quadrature",
+           "ACTIVATIONS", "MAX_DEGREE", "HermiteModel", "SpikedMixture", "degree_rule", "hermite_coefficients",
            "gradient_step", "hermite_model", "one_step_trial", "ridge_readout", "sample_mixture", "spiked_mixture",
            "target_direction"]
