@@ -240,6 +240,10 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.finite_sum.predict": dict(data=lambda: importlib.import_module("theorylab.finite_sum").vertical_regression(
         5, (1, 2)), W=np.ones((2, 3)), observed=[0, 1]),
     "theorylab.multiobjective.clustered_optimum": dict(problem=lambda: _clustered_problem()),
+    "theorylab.toys.float_forward": dict(layer=lambda: importlib.import_module("theorylab.toys").random_layer(3, 2),
+                                         X=np.arange(12.0).reshape(4, 3)),
+    "theorylab.toys.quantize_layer": dict(layer=lambda: importlib.import_module("theorylab.toys").random_layer(3, 2),
+                                          X_calib=np.arange(12.0).reshape(4, 3) - 5),
     "theorylab.krylov.LogisticHyperparameter": dict(A_train=np.array([[1.0, 0.2], [0.2, 1.0], [0.5, -0.3]]),
                                                     b_train=np.array([1.0, -1.0, 1.0]),
                                                     A_val=np.array([[0.3, 1.0], [1.0, -0.4]]), b_val=np.array([-1.0, 1.0])),
