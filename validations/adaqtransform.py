@@ -49,7 +49,7 @@ INSTANCE = ("toy proxy: one random linear layer d_in = d_out = {d} (W ~ N(0, 1/d
             "inputs with feature scales 1..4, signed integer grids, absmax per-channel weight steps and one MSE "
             "activation step, {n_calib} calibration and {n_heldout} held-out inputs, {replicates} replicates")
 SCALES = {"ci": dict(d=64, n_calib=256, n_heldout=1024, bits=(2, 4, 8), replicates=6),
-          "full": dict(d=256, n_calib=1024, n_heldout=4096, bits=(2, 4, 8), replicates=6)}
+          "full": dict(d=256, n_calib=1024, n_heldout=2048, bits=(2, 4, 8), replicates=6)}
 
 
 #: The figure draws its own replicates (a figure's seed is not a claim's): fewer, to stay within the time budget.
@@ -60,40 +60,43 @@ def _claim_scales(**extra):
     return {k: dict(v, **extra) for k, v in SCALES.items()}
 
 
-def replicate_row(d, n_calib, n_heldout, bits, rounding, rep_seed) -> dict:
-    """One replicate at one bit width (weights and activations) and rounding: held-out MSE without and with the
-    fitted (xi, eta), the worst channel ratio, the fold and next-layer merge discrepancies."""
+def replicate_rows(d, n_calib, n_heldout, bits, rep_seed) -> list:
+    """One replicate at one bit width (weights and activations), one row per rounding: held-out MSE without and
+    with the fitted (xi, eta), the worst channel ratio, the fold and next-layer merge discrepancies."""
     layer = T.random_layer(d, d, seed=child_seed(rep_seed, "layer"))
     Xc = T.layer_inputs(n_calib, d, seed=child_seed(rep_seed, "calib"))
     Xh = T.layer_inputs(n_heldout, d, seed=child_seed(rep_seed, "heldout"))
-    q = T.quantize_layer(layer, Xc, w_bits=bits, a_bits=bits, rounding=rounding, **STEPS)
-    xi, eta = T.fit_transform(T.quant_forward(q, Xc), T.float_forward(layer, Xc))
-    y, yq = T.float_forward(layer, Xh), T.quant_forward(q, Xh)
-    yt = T.apply_transform(yq, xi, eta)
-    m0, m1 = T.channel_mse(y, yq), T.channel_mse(y, yt)
-    folded = T.fold_transform(q, xi, eta)
-    fold_err = np.abs(T.quant_forward(folded, Xh) - yt).max() / np.abs(yt).max()
+    yc, y = T.float_forward(layer, Xc), T.float_forward(layer, Xh)
     rng = as_generator(child_seed(rep_seed, "next"))
     V, c = rng.standard_normal((d // 2, d)) / np.sqrt(d), rng.standard_normal(d // 2)
-    Vm, cm = T.merge_into_next(V, c, xi, eta)
-    z = yt @ V.T + c
-    merge_err = np.abs(yq @ Vm.T + cm - z).max() / np.abs(z).max()
-    zr = np.maximum(yt, 0) @ V.T + c
-    relu_err = np.abs(np.maximum(yq, 0) @ Vm.T + cm - zr).max() / np.abs(zr).max()
-    return dict(bits=bits, rounding=rounding, mse_without=m0.sum(), mse_with=m1.sum(), ratio=m1.sum() / m0.sum(),
-                rel_err_without=m0.sum() / y.var(0).sum(), rel_err_with=m1.sum() / y.var(0).sum(),
-                worst_channel_ratio=float((m1 / m0).max()), channels_worse=int((m1 > m0).sum()),
-                xi_min=float(xi.min()), xi_max=float(xi.max()), fold_rel_err=float(fold_err),
-                ints_unchanged=bool(np.array_equal(folded.W_int, q.W_int)), merge_rel_err=float(merge_err),
-                relu_merge_rel_err=float(relu_err))
+    rows = []
+    for rounding in T.ROUNDINGS:
+        q = T.quantize_layer(layer, Xc, w_bits=bits, a_bits=bits, rounding=rounding, **STEPS)
+        xi, eta = T.fit_transform(T.quant_forward(q, Xc), yc)
+        yq = T.quant_forward(q, Xh)
+        yt = T.apply_transform(yq, xi, eta)
+        m0, m1 = T.channel_mse(y, yq), T.channel_mse(y, yt)
+        folded = T.fold_transform(q, xi, eta)
+        fold_err = np.abs(T.quant_forward(folded, Xh) - yt).max() / np.abs(yt).max()
+        Vm, cm = T.merge_into_next(V, c, xi, eta)
+        z, zr = yt @ V.T + c, np.maximum(yt, 0) @ V.T + c
+        merge_err = np.abs(yq @ Vm.T + cm - z).max() / np.abs(z).max()
+        relu_err = np.abs(np.maximum(yq, 0) @ Vm.T + cm - zr).max() / np.abs(zr).max()
+        rows.append(dict(bits=bits, rounding=rounding, mse_without=m0.sum(), mse_with=m1.sum(),
+                         ratio=m1.sum() / m0.sum(), rel_err_without=m0.sum() / y.var(0).sum(),
+                         rel_err_with=m1.sum() / y.var(0).sum(), worst_channel_ratio=float((m1 / m0).max()),
+                         channels_worse=int((m1 > m0).sum()), xi_min=float(xi.min()), xi_max=float(xi.max()),
+                         fold_rel_err=float(fold_err), ints_unchanged=bool(np.array_equal(folded.W_int, q.W_int)),
+                         merge_rel_err=float(merge_err), relu_merge_rel_err=float(relu_err)))
+    return rows
 
 
 @experiment(PAPER)
 def ptq_table(d, n_calib, n_heldout, bits, replicates, seed) -> pd.DataFrame:
     with blas_threads(1):                     # small products, a loaded machine: one BLAS thread (DEVELOPERS.md)
-        return pd.DataFrame([dict(replicate=r, **replicate_row(d, n_calib, n_heldout, b, rnd, int(rs)))
+        return pd.DataFrame([dict(replicate=r, **row)
                              for r, rs in enumerate(spawn_seeds(child_seed(seed, "replicates"), replicates))
-                             for b in bits for rnd in T.ROUNDINGS])
+                             for b in bits for row in replicate_rows(d, n_calib, n_heldout, b, int(rs))])
 
 
 WHY_NOT_CHANNELS = ("at W2A2 every channel gains (the worst held-out ratio is in the note), but from 4 bits on the "
@@ -193,30 +196,34 @@ def merge_next_layer_exact(*, d, n_calib, n_heldout, bits, replicates, seed):
 
 
 @figure(PAPER, "error_vs_bits",
-        caption="Toy proxy: held-out relative output error (sum of per-channel MSE / total output variance) of one "
-                "random linear layer quantised at W b A b against the bit width b, without (dashed) and with (solid) "
+        caption="Toy proxy, one random linear layer quantised at W b A b. Left: held-out relative output error (sum of "
+                "per-channel MSE / total output variance) against the bit width b, without (dashed) and with (solid) "
                 "the per-channel transformation (xi, eta) fitted by least squares on the calibration set, for nearest "
-                "(blue) and AdaRound-like (orange) rounding; no theory line (the effect is empirical); markers are "
-                "means over replicates, shading the 95% t-interval over replicates; log scale",
+                "(blue) and AdaRound-like (orange) rounding; log scale. Right: their ratio (with / without); dotted "
+                "line at 1 (no gain). No theory line (the effect is empirical); markers are means over replicates, "
+                "shading the 95% t-interval over replicates",
         scales=FIGURE_SCALES)
 def fig_error_vs_bits(*, d, n_calib, n_heldout, bits, replicates, seed):
     t = ptq_table(d, n_calib, n_heldout, bits, replicates, seed)
     rows = []
     for (b, rnd), g in t.groupby(["bits", "rounding"]):
-        for col in ("rel_err_without", "rel_err_with"):
+        for col in ("rel_err_without", "rel_err_with", "ratio"):
             m, lo, hi, _ = mean_ci(g[col].to_numpy())
-            rows.append(dict(bits=b, rounding=rnd, with_transform=col == "rel_err_with", mean=m, lo=lo, hi=hi))
+            rows.append(dict(bits=b, rounding=rnd, quantity=col, mean=m, lo=lo, hi=hi))
     s = pd.DataFrame(rows)
-    fig, ax = subplots(1, 1, width=5.0)
-    ax = ax[0, 0]
+    fig, ax = subplots(1, 2, width=4.6)
+    left, right = ax[0, 0], ax[0, 1]
     for c, rnd in enumerate(T.ROUNDINGS):
-        for tr, ls in ((False, "--"), (True, "-")):
-            g = s[(s.rounding == rnd) & (s.with_transform == tr)]
-            ax.plot(g.bits, g["mean"], ls, marker="o", ms=3, color=f"C{c}",
-                    label=f"{rnd}, {'with' if tr else 'without'} (xi, eta)")
-            ax.fill_between(g.bits, g.lo, g.hi, color=f"C{c}", alpha=0.2, lw=0)
-    ax.set_yscale("log")
-    ax.set_xlabel("bit width b (weights and activations)")
-    ax.set_ylabel("held-out relative output error")
-    ax.legend(fontsize=7)
+        for col, a, ls, label in (("rel_err_without", left, "--", "without (xi, eta)"),
+                                  ("rel_err_with", left, "-", "with (xi, eta)"), ("ratio", right, "-", "with / without")):
+            g = s[(s.rounding == rnd) & (s.quantity == col)]
+            a.plot(g.bits, g["mean"], ls, marker="o", ms=3, color=f"C{c}", label=f"{rnd}, {label}")
+            a.fill_between(g.bits, g.lo, g.hi, color=f"C{c}", alpha=0.2, lw=0)
+    left.set_yscale("log")
+    left.set_ylabel("held-out relative output error")
+    right.axhline(1.0, ls=":", color="gray", lw=0.8)
+    right.set_ylabel("held-out MSE ratio, with / without (xi, eta)")
+    for a in (left, right):
+        a.set_xlabel("bit width b (weights and activations)")
+        a.legend(fontsize=7)
     return fig, s
