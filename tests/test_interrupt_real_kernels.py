@@ -56,6 +56,7 @@ CASES = {
                "KR.lancbio(pb, {S}, T=10, theta=1 / 30, lam=0.5)", 10, 5000),
     "highdim": ("import theorylab.highdim as H; mix = H.spiked_mixture({S}, [4.0, 4.0]); xi = H.target_direction(mix)",
                 "H.one_step_trial(mix, xi, k={S}, m={S}, eta=5.0)", 20, 2000),
+    "toys": ("import theorylab.toys as TY; X = TY.layer_inputs({S}, 256, seed=0)", "TY.mse_step(X, 2)", 10, 4000),
 }
 
 SCRIPT = """
