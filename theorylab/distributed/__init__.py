@@ -13,14 +13,14 @@ Modules (import from them directly or from here):
   delay-adaptive PIAG server on the same delays; time-to-accuracy
 """
 
-from .bundle import (MAX_DUAL_ITER, Cuts, MasterSolution, make_cuts, master_objective, model_value, nested_window,
+from .bundle import (MAX_DUAL_ITER, Cuts, MasterSolution, dual_value, make_cuts, master_objective, model_value, nested_window,
                      random_cuts, solve_master, solve_master_cvxpy)
 from .delays import DELAY_LAWS, HEAVY_TAIL_INDEX, check_delays, draw_delays
 from .problems import (LogisticProblem, logistic_problem, objective, reference_optimum, worker_smoothness,
                        worker_value_grad)
 from .server import METHODS, Trace, run_bundle, run_piag, time_to_accuracy
 
-__all__ = ["MAX_DUAL_ITER", "Cuts", "MasterSolution", "make_cuts", "master_objective", "model_value", "nested_window",
+__all__ = ["MAX_DUAL_ITER", "Cuts", "MasterSolution", "dual_value", "make_cuts", "master_objective", "model_value", "nested_window",
            "random_cuts", "solve_master", "solve_master_cvxpy",
            "DELAY_LAWS", "HEAVY_TAIL_INDEX", "check_delays", "draw_delays",
            "LogisticProblem", "logistic_problem", "objective", "reference_optimum", "worker_smoothness",

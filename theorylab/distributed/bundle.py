@@ -32,7 +32,7 @@ import numpy as np
 from theorylab.core import (as_generator, check_array, check_budget, check_int, check_real, require_finite)
 from theorylab.distributed import _kernels_bundle as K
 
-__all__ = ["Cuts", "make_cuts", "random_cuts", "nested_window", "model_value", "master_objective", "MasterSolution",
+__all__ = ["Cuts", "make_cuts", "random_cuts", "nested_window", "model_value", "master_objective", "dual_value", "MasterSolution",
            "solve_master", "solve_master_cvxpy", "MAX_DUAL_ITER"]
 
 #: Iteration cap of the dual solver (a solve that stops there with gap > delta is reported, never hidden).
@@ -129,6 +129,18 @@ def master_objective(cuts: Cuts, x, zbar, L: float, l1: float = 0.0) -> float:
     zbar, L, l1 = _check_master(cuts, zbar, L, l1)
     x = _check_cuts_x(cuts, x)
     return model_value(cuts, x) + 0.5 * L * float((x - zbar) @ (x - zbar)) + l1 * float(np.abs(x).sum())
+
+
+def dual_value(cuts: Cuts, lam, zbar, L: float, l1: float = 0.0) -> float:
+    """D(lam) = a^T lam + min_x [(G^T lam)^T x + (L/2)|x - zbar|^2 + l1 |x|_1] (numpy; the inner minimiser in
+    closed form); a lower bound on min P for every lam in the product of simplices."""
+    zbar, L, l1 = _check_master(cuts, zbar, L, l1)
+    lam = check_array("lam", lam, shape=(cuts.G.shape[0],))
+    if lam.min() < 0 or np.abs(np.add.reduceat(lam, cuts.offsets[:-1]) - 1).max() > 1e-9:
+        raise ValueError("lam must lie in the product of simplices (non-negative, each window summing to 1)")
+    v = zbar - cuts.G.T @ lam / L
+    x = np.sign(v) * np.maximum(np.abs(v) - l1 / L, 0.0)
+    return float(cuts.a @ lam + (cuts.G.T @ lam) @ x + 0.5 * L * (x - zbar) @ (x - zbar) + l1 * np.abs(x).sum())
 
 
 @dataclass(frozen=True)

@@ -64,11 +64,14 @@ def master_agreement(n, m, d, L, l1, delta, rep_seed) -> dict:
     zbar = np.random.default_rng(child_seed(rep_seed, "zbar")).standard_normal(d)
     sol = B.solve_master(cuts, zbar, L, l1, delta=delta)
     x_ref, p_ref = B.solve_master_cvxpy(cuts, zbar, L, l1)
-    # |x - x*| <= sqrt(2 gap / L); |x_ref - x*| <= sqrt(2 (P(x_ref) - D(lam)) / L), D(lam) <= P*
-    radius = np.sqrt(2 * sol.gap / L) + np.sqrt(2 * max(p_ref - sol.dual, 0.0) / L)
-    return dict(n=n, m=m, d=d, L=L, l1=l1, gap=sol.gap, iterations=sol.iterations, converged=sol.converged,
-                value_minus_ref=sol.value - p_ref, ref_gap=p_ref - sol.dual, dist=float(np.linalg.norm(sol.x - x_ref)),
-                radius=float(radius), radius_delta=float(np.sqrt(2 * delta / L)))
+    # the certificate recomputed here, not read from the solver: P(x) and D(lam) <= P* in numpy
+    value, dual = B.master_objective(cuts, sol.x, zbar, L, l1), B.dual_value(cuts, sol.lam, zbar, L, l1)
+    # |x - x*| <= sqrt(2 (P(x) - D) / L); |x_ref - x*| <= sqrt(2 (P(x_ref) - D) / L)
+    radius = np.sqrt(2 * max(value - dual, 0.0) / L) + np.sqrt(2 * max(p_ref - dual, 0.0) / L)
+    return dict(n=n, m=m, d=d, L=L, l1=l1, gap=value - dual, solver_gap=sol.gap, iterations=sol.iterations,
+                converged=sol.converged, value_minus_ref=value - p_ref, ref_gap=p_ref - dual,
+                dist=float(np.linalg.norm(sol.x - x_ref)), radius=float(radius),
+                radius_delta=float(np.sqrt(2 * delta / L)))
 
 
 def worker_cut_history(rep_seed, m, spread=(0.01, 1.0)):
