@@ -48,6 +48,8 @@ CASES = {
                        "pb = quadratic_mo_problem(K=3, d=10)", "run_mgda(pb, T={S})", 10, 500_000),
     "games": ("import warnings; warnings.simplefilter('ignore'); import theorylab.games as G; "
               "A = G.random_payoff_games(50, 8, seed=0)", "G.run_dynamics(A, T={S}, seed=0)", 10, 20_000),
+    "distributed": ("import theorylab.distributed as DI; P = DI.logistic_problem(1000, 20, 9, seed=0)",
+                    "DI.run_bundle(P, m=10, mean_delay=4, horizon={S}, seed=0)", 4, 3000),
     "gp": ("import theorylab.gp.priors as P; X = np.random.default_rng(0).random(({S}, 2))",
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
 }
