@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.core import (as_generator, check_array, check_budget, check_int, check_real, require_finite)
+from theorylab.core.validate import check_record
 from theorylab.distributed import _kernels_bundle as K
 
 __all__ = ["Cuts", "make_cuts", "random_cuts", "nested_window", "model_value", "master_objective", "dual_value", "MasterSolution",
@@ -104,10 +105,10 @@ def nested_window(cuts: Cuts, m: int) -> Cuts:
     return Cuts(cuts.G[keep], cuts.a[keep], np.minimum(cuts.sizes, m))
 
 
-def _check_cuts_x(cuts, x):
+def _check_cuts_x(cuts, x, name="x"):
     if not isinstance(cuts, Cuts):
         raise TypeError(f"cuts must be a Cuts; got {type(cuts).__name__}")
-    return check_array("x", x, shape=(cuts.d,))
+    return check_array(name, x, shape=(cuts.d,))
 
 
 def model_value(cuts: Cuts, x) -> float:
@@ -118,7 +119,7 @@ def model_value(cuts: Cuts, x) -> float:
 
 
 def _check_master(cuts, zbar, L, l1):
-    zbar = _check_cuts_x(cuts, zbar)
+    zbar = _check_cuts_x(cuts, zbar, "zbar")
     L = check_real("L", L, low=0.0, low_open=True, high=1e300)   # L = 0: the master problem is unbounded below
     l1 = check_real("l1", l1, low=0.0, high=1e300)
     return zbar, L, l1
@@ -156,6 +157,12 @@ class MasterSolution:
     iterations: int
     converged: bool
 
+    def __post_init__(self):
+        check_record(self)
+        if self.gap < 0 or self.iterations < 0 or self.x.ndim != 1 or self.lam.ndim != 1:
+            raise ValueError(f"MasterSolution: gap and iterations must be >= 0 and x, lam 1-d; got gap = {self.gap}, "
+                             f"iterations = {self.iterations}")
+
 
 def solve_master(cuts: Cuts, zbar, L: float, l1: float = 0.0, *, delta: float = 1e-7, max_iter: int = MAX_DUAL_ITER,
                  lam0=None) -> MasterSolution:
@@ -163,7 +170,7 @@ def solve_master(cuts: Cuts, zbar, L: float, l1: float = 0.0, *, delta: float = 
     of simplices from ``lam0`` (default: uniform weights in each window) until the duality gap <= ``delta``."""
     zbar, L, l1 = _check_master(cuts, zbar, L, l1)
     delta = check_real("delta", delta, low=0.0, low_open=True)
-    max_iter = check_int("max_iter", max_iter, low=0, high=10**7)
+    max_iter = check_int("max_iter", max_iter, low=1, high=10**7)
     check_budget("the dual solver's work (iterations x cuts x d)", max_iter * cuts.G.size, max_elements=10**11,
                   unit="flops", max_iter=max_iter)
     off = cuts.offsets
@@ -179,7 +186,7 @@ def solve_master(cuts: Cuts, zbar, L: float, l1: float = 0.0, *, delta: float = 
     require_finite("the master solution", x, L=L)
     value = master_objective(cuts, x, zbar, L, l1)
     dual = value - float(gap)
-    return MasterSolution(x=x, lam=lam, value=value, dual=dual, gap=float(gap), iterations=int(it),
+    return MasterSolution(x=x, lam=lam, value=value, dual=dual, gap=max(float(gap), 0.0), iterations=int(it),
                           converged=bool(gap <= delta))
 
 

@@ -41,10 +41,10 @@ def delay_run(law, mean_delay, rep_seed, *, m, horizon_factor, piag_factor, targ
                tail_max=float(sub[tb.ticks >= (1 - tail) * Hb].max()), final_bundle=float(sub[-1]),
                final_piag=float(tp.values[-1] - f_star), horizon_bundle=Hb, horizon_piag=Hp)
     for j, eps in enumerate(targets):
-        t_b, t_p = S.time_to_accuracy(tb, f_star, eps), S.time_to_accuracy(tp, f_star, eps)
-        row[f"censored_bundle_{j}"], row[f"censored_piag_{j}"] = bool(np.isinf(t_b)), bool(np.isinf(t_p))
-        row[f"t_bundle_{j}"] = float(Hp if np.isinf(t_b) else t_b)
-        row[f"t_piag_{j}"] = float(Hp if np.isinf(t_p) else t_p)
+        (t_b, ok_b), (t_p, ok_p) = S.time_to_accuracy(tb, f_star, eps), S.time_to_accuracy(tp, f_star, eps)
+        row[f"censored_bundle_{j}"], row[f"censored_piag_{j}"] = not ok_b, not ok_p
+        row[f"t_bundle_{j}"] = float(t_b if ok_b else Hp)
+        row[f"t_piag_{j}"] = float(t_p if ok_p else Hp)
     return row
 
 

@@ -212,15 +212,16 @@ def run_piag(problem, *, h: float = 1.0, law: str = "geometric", mean_delay: flo
     return _loop(problem, _PiagServer(problem, h), law, mean_delay, horizon, seed, delays)
 
 
-def time_to_accuracy(trace: Trace, f_star: float, eps: float) -> float:
-    """The first tick at which F(x_k) - F* <= eps, and stays so for the rest of the run (inf if never)."""
+def time_to_accuracy(trace: Trace, f_star: float, eps: float) -> tuple[float, bool]:
+    """(tick, reached): the first tick at which F(x_k) - F* <= eps and stays so for the rest of the run, and
+    True; or, if the run ends above eps, its last tick (a censored time: a lower bound) and False."""
     if not isinstance(trace, Trace):
         raise TypeError(f"trace must be a Trace; got {type(trace).__name__}")
     f_star = check_real("f_star", f_star)
     eps = check_real("eps", eps, low=0.0, low_open=True)
     bad = np.nonzero(trace.values - f_star > eps)[0]
     if bad.size == 0:
-        return float(trace.ticks[0])
+        return float(trace.ticks[0]), True
     if bad[-1] == trace.values.size - 1:
-        return float("inf")
-    return float(trace.ticks[bad[-1] + 1])
+        return float(trace.ticks[-1]), False
+    return float(trace.ticks[bad[-1] + 1]), True
