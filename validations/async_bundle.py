@@ -233,7 +233,7 @@ def faster_than_piag_tight(*, configs, reps, horizon, seed):
 
 
 @figure(PAPER, "suboptimality_vs_time",
-        caption="F(x_k) - F* of the server's iterate against simulated time (ticks, log scale in F) on one logistic "
+        caption="F(x_k) - F* of the server's iterate against simulated time (ticks; both axes logarithmic) on one logistic "
                 "instance (N = 1000, d = 20, 9 workers), geometric delays with mean 1, 4 and 16 ticks (colours): the "
                 "bundle method (m = 10, delta = 1e-7; solid) and delay-adaptive PIAG on the same delays (dashed); "
                 "dotted horizontal lines: the two target accuracies 1e-3 and 1e-5; no theory line (the rate of "
@@ -252,7 +252,7 @@ def fig_suboptimality_vs_time(*, mean_delays, horizon_factor, seed):
     for eps in TARGETS:
         ax.axhline(eps, ls=":", color="gray", lw=0.8)
     ax.set_yscale("log")
-    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xscale("log")                  # ticks >= 1: the first point is the synchronised start
     ax.set_xlabel("simulated time (ticks)")
     ax.set_ylabel(r"$F(x_k) - F^*$")
     ax.legend(fontsize=6)
