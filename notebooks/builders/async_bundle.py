@@ -22,13 +22,13 @@ for m in (2, 5, 10):
           f"|x - x_cvxpy| = {np.linalg.norm(s.x - x_ref):.1e} (certified <= {np.sqrt(2 * s.gap) + np.sqrt(2 * max(p_ref - s.dual, 0)):.1e})")"""),
         ("md", r"""## Bundle method and PIAG under random delays (time in simulated ticks)"""),
         ("code", """from theorylab.validations.async_bundle import fig_suboptimality_vs_time
-def show(horizon_factor=15):
+def show(horizon_factor=10):
     fig, table = fig_suboptimality_vs_time(mean_delays=(1, 4), horizon_factor=horizon_factor, seed=0)
     return table.groupby(["method", "mean_delay"]).suboptimality.min()"""),
-        explore_cell("show(horizon_factor)", {"horizon_factor": (15, "IntSlider(value=15, min=5, max=40)")}),
+        explore_cell("show(horizon_factor)", {"horizon_factor": (10, "IntSlider(value=10, min=5, max=40)")}),
         ("md", r"""## One replicate of the time-to-accuracy comparison"""),
         ("code", """from theorylab.distributed import experiments as X
-row = X.delay_run("geometric", 4, 0, m=10, horizon_factor=30, piag_factor=120, targets=(1e-3, 1e-5))
+row = X.delay_run("geometric", 4, 0, m=10, horizon_factor=20, piag_factor=60, targets=(1e-3, 1e-5))
 {k: row[k] for k in ("t_bundle_0", "t_piag_0", "t_bundle_1", "t_piag_1", "tail_max", "unconverged", "updates")}"""),
     ]
 
