@@ -166,6 +166,11 @@ def _clustered_problem():
     return clustered_problem(m=12, K=3, n_dim=2, seed=0)
 
 
+def _cuts():
+    from theorylab.distributed import random_cuts
+    return random_cuts(2, 2, 3, seed=0)
+
+
 EXAMPLES: dict[str, dict] = {
     # baselines the automatic invention cannot build (issue 30: every baseline must succeed)
     "theorylab.sde.euler_maruyama": dict(drift=lambda: _ou()[0], diffusion=lambda: _ou()[1], y0=[1.0], t_end=1.0,
@@ -229,6 +234,15 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.cpwl.max_affine_complex": dict(functions=(([[1, 0], [0, 1], [-1, -1]], [0, 0, 0]),)),
     "theorylab.cpwl.simplicial_fan": dict(rays=[(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, -1, -1)],
                                           cones=[(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]),
+    "theorylab.distributed.Cuts": dict(G=np.ones((2, 3)), a=np.zeros(2), sizes=np.array([1, 1])),
+    "theorylab.distributed.make_cuts": dict(values=np.zeros(2), grads=np.ones((2, 3)), points=np.zeros((2, 3)),
+                                            sizes=np.array([1, 1])),
+    "theorylab.distributed.dual_value": dict(cuts=lambda: _cuts(), lam=np.full(4, 0.5), zbar=np.zeros(3), L=1.0),
+    "theorylab.distributed.master_objective": dict(cuts=lambda: _cuts(), x=np.zeros(3), zbar=np.zeros(3), L=1.0),
+    "theorylab.distributed.solve_master": dict(cuts=lambda: _cuts(), zbar=np.zeros(3), L=1.0),
+    "theorylab.distributed.solve_master_cvxpy": dict(cuts=lambda: _cuts(), zbar=np.zeros(3), L=1.0),
+    "theorylab.distributed.LogisticProblem": dict(A=np.eye(3), y=np.array([1.0, -1.0, 1.0]), owner=np.array([0, 1, 0]),
+                                                  l2=0.1, l1=0.0),
     "theorylab.core.Estimate.from_se": dict(value=1.0, se=0.1, predicted=1.0),
     "theorylab.krylov.model_value": dict(g=np.ones(2), H=np.eye(2), d=np.ones(2)),
     "theorylab.finite_sum.mlp_loss_grad": dict(params=lambda: _mlp_params(), X=np.ones((6, 4)),

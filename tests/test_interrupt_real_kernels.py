@@ -50,6 +50,8 @@ CASES = {
               "A = G.random_payoff_games(50, 8, seed=0)", "G.run_dynamics(A, T={S}, seed=0)", 10, 20_000),
     "finite_sum": ("import theorylab.finite_sum as F; d = F.vertical_regression(4000)",
                    "F.laser_sgd(d, 0.5, 0.01, {S}, record_every=100, seed=0)", 100, 600_000),
+    "distributed": ("import theorylab.distributed as DI; P = DI.logistic_problem(1000, 20, 9, seed=0)",
+                    "DI.run_bundle(P, m=10, mean_delay=4, horizon={S}, seed=0)", 4, 3000),
     "gp": ("import theorylab.gp.priors as P; X = np.random.default_rng(0).random(({S}, 2))",
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
     "krylov": ("import theorylab.krylov as KR; pb = KR.quadratic_bilevel(200, kappa=30.0)",
