@@ -165,7 +165,9 @@ def population_hill(q, p):
     nu = student_t_dof(q)
     p = check_real("p", p, low=0.0, high=1.0, low_open=True, high_open=True)
     t = -special.stdtrit(nu, p / 2.0)
-    val, _ = integrate.quad(lambda x: 2.0 * special.stdtr(nu, -x) / x, t, np.inf, epsabs=0, epsrel=1e-11, limit=200)
+    # x = t e^u: int_0^inf S(t e^u) du, S decaying like e^{-nu u} (u capped at 600 against overflow)
+    val, _ = integrate.quad(lambda u: 2.0 * special.stdtr(nu, -t * np.exp(min(u, 600.0))), 0.0, np.inf, epsabs=0,
+                            epsrel=1e-10, limit=200)
     return float(val / p)
 
 
