@@ -165,9 +165,12 @@ def population_hill(q, p):
     nu = student_t_dof(q)
     p = check_real("p", p, low=0.0, high=1.0, low_open=True, high_open=True)
     t = -special.stdtrit(nu, p / 2.0)
-    # x = t e^u: int_0^inf S(t e^u) du, S decaying like e^{-nu u} (u capped at 600 against overflow)
-    val, _ = integrate.quad(lambda u: 2.0 * special.stdtr(nu, -t * np.exp(min(u, 600.0))), 0.0, np.inf, epsabs=0,
-                            epsrel=1e-10, limit=200)
+    # x = t e^u: int_0^U S(t e^u) du, S decaying like e^{-nu u} for large u; U stops at log x = 700 (float range)
+    # or at 50 / nu + 50 (the neglected tail is then below e^{-50} p / nu)
+    log_t = float(np.log(t))
+    U = max(0.0, min(700.0 - log_t, 50.0 / nu + 50.0))
+    val, _ = integrate.quad(lambda u: 2.0 * special.stdtr(nu, -np.exp(log_t + u)), 0.0, U, epsabs=0, epsrel=1e-10,
+                            limit=400)
     return float(val / p)
 
 
