@@ -56,6 +56,12 @@ def _q(q, *, heavy=False):
     return check_real("q", q, high=Q_MAX, high_open=True)
 
 
+def _bool(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {v!r} of type {type(v).__name__}")
+    return bool(v)
+
+
 def _arr(name, x):
     if isinstance(x, (str, bytes, bool)) or x is None:
         raise TypeError(f"{name} must be a real number or array of reals; got {x!r}")
@@ -131,14 +137,14 @@ def box_muller_parameter(q, authors=False):
     """q' of the generalized Box-Muller method: (1 + q) / (3 - q) (Thistleton et al. 2007); ``authors=True``
     returns the authors' code's (q - 1) / (3 - q) (qGaussian.py ``HeavyTailedBetaGaussian.rsample``)."""
     q = _q(q)
-    return (q - 1.0) / (3.0 - q) if authors else (1.0 + q) / (3.0 - q)
+    return (q - 1.0) / (3.0 - q) if _bool("authors", authors) else (1.0 + q) / (3.0 - q)
 
 
 def q_gaussian_sample(n, q, beta=1.0, mu=0.0, seed=0, authors=False):
     """n draws of the q-Gaussian by the generalized Box-Muller method (module docstring); ``authors=True`` uses
     the authors' Box-Muller parameter (a wrong sampler, kept for the declared finding)."""
     n = check_size("n", n)
-    q, beta, mu = _q(q), check_positive("beta", beta), check_real("mu", mu)
+    q, beta, mu, authors = _q(q), check_positive("beta", beta), check_real("mu", mu), _bool("authors", authors)
     rng = as_generator(seed)
     u1 = 1.0 - rng.random(n)                 # in (0, 1]
     u2 = rng.random(n)
@@ -150,6 +156,8 @@ def q_gaussian_sample(n, q, beta=1.0, mu=0.0, seed=0, authors=False):
 def hill_estimator(x, k):
     """Hill's estimate of 1 / (tail index) from the k largest |x|: mean log(|x|_(i) / |x|_(k+1)), i <= k."""
     x = np.abs(_arr("x", x)).ravel()
+    if x.size < 2:
+        raise ValueError(f"x must hold at least 2 values for the Hill estimator; got {x.size}")
     k = check_int("k", k, low=1, high=x.size - 1)
     top = np.partition(x, x.size - k - 1)[x.size - k - 1:]
     thresh = top.min()
