@@ -38,7 +38,7 @@ KS_BETA = 0.7
 FW_ALPHA = 1e-4          # the family-wise per-claim level (Bonferroni over the q values inside the claim)
 CITE_BM = ("Thistleton, Marsh, Nelson, Tsallis (2007), 'Generalized Box-Muller method for generating q-Gaussian "
            "random deviates', IEEE Trans. Inf. Theory 53(12): q' = (1 + q) / (3 - q) gives a q-Gaussian of beta = "
-           "1 / (3 - q); the paper's policies are q-Gaussians sampled this way (Sec. 4)")
+           "1 / (3 - q); the authors' code samples its heavy-tailed q-Gaussian policies by this method (qGaussian.py)")
 CITE_CODE = ("[code] lingweizhu/qexp, q-exp offline/core/policy/qGaussian.py, HeavyTailedBetaGaussian.rsample: "
              "q = (entropic_index - 1) / (3 - entropic_index) passed to the generalized Box-Muller step")
 TOY = dict(h_local=1.0, h_global=2.0, c=5.0, w=1.0)
@@ -65,7 +65,8 @@ def ks_evidence(t):
                       + ", ".join(f"q = {r.q}: {r.sqrt_n_ks:.3f}" for r in t.itertuples()))
 
 
-@claim(PAPER, "q_gaussian_identities", source="derived", ref="Sec. 3 (q-exponential family)",
+@claim(PAPER, "q_gaussian_identities", source="derived",
+       ref="theorylab.toys.q_exponential docstring (q-Gaussian closed forms)",
        citation="standard q-exponential identities (Tsallis 2009); the closed forms and their derivations are in the "
                 "theorylab.toys.q_exponential docstring",
        statement="exact identities of the q-Gaussian family, q in {qs}: the density sqrt(beta) / C_q exp_q(-beta x^2) "
@@ -117,7 +118,8 @@ def authors_sampler_parameter(*, qs, n, seed):
     return ks_evidence(ks_table(qs, n, seed, authors=True))
 
 
-@claim(PAPER, "hill_matches_population", source="derived", ref="Sec. 3 (heavy-tailed q > 1)",
+@claim(PAPER, "hill_matches_population", source="derived",
+       ref="theorylab.toys.q_exponential docstring (Student-t tail, Hill functional)",
        citation="tail index nu = (3 - q) / (q - 1) from the Student-t correspondence [derived]; Hill (1975) estimator",
        statement="toy proxy sampler tails: the Hill statistic of the k = {k} largest |x| of n = {n} Box-Muller draws "
                  "equals the population Hill functional at k / n (1 / nu plus its finite-k bias; nu = (3 - q) / "
@@ -162,7 +164,8 @@ BANDIT_TEXT = ("bandit r(a) = exp(-a^2 / 2) + 2 exp(-(a - 5)^2 / 2), policy a = 
                "likelihood-ratio PG on mu from mu = 0 (300 steps, batch 32, step 1, leave-one-out baseline)")
 
 
-@claim(PAPER, "escape_threshold_predicts_pg", source="derived", ref="Sec. 5 (exploration with heavy tails)",
+@claim(PAPER, "escape_threshold_predicts_pg", source="derived",
+       ref="theorylab.toys.q_exponential docstring (bandit, threshold)",
        citation="the toy and the threshold are ours (theorylab.toys.q_exponential docstring); the paper's exploration "
                 "argument is empirical",
        statement="toy proxy of exploration: on the " + BANDIT_TEXT + ", for each family q in {families}, at least 90% "
@@ -182,16 +185,17 @@ def escape_threshold_predicts_pg(*, families, runs, seed):
                            + ", ".join(f"{q}: {s:.3f}" for q, s in t.groupby("q").sigma_star.first().items()))
 
 
-@claim(PAPER, "heavy_tail_lowers_threshold", source="derived", ref="abstract (heavy-tailed policies explore better)",
+@claim(PAPER, "heavy_tail_lowers_threshold", source="derived", ref="abstract (heavy-tailed policies beat the Gaussian)",
        citation="paper abstract: heavy-tailed q > 1 policies outperform the Gaussian online; its translation into an "
                 "escape-scale threshold on a toy is ours",
        statement="toy proxy of the abstract's heavy-tail advantage: on the " + BANDIT_TEXT + ", the derived escape "
                  "threshold sigma* of the q = 2 (Cauchy) policy is below the Gaussian one (sigma: Student-t scale / "
                  "s.d.); families {families}",
        expect_reproduced=False,
-       why_not="at a matched scale the Cauchy's threshold is higher than the Gaussian's (sigma* = 1.932 vs 1.619; q = 1.5: "
-               "1.680, q = 0.5: 1.720, bisection tol 1e-3): on this toy heavy tails do not lower the escape scale, so the "
-               "paper's advantage (learned scales, critics, many states) is not a fixed-scale escape effect here",
+       why_not="at a matched scale the Cauchy's threshold is higher than the Gaussian's (sigma* = 1.932 vs 1.619; "
+               "q = 1.5: 1.680, q = 0.5: 1.720, bisection tol 1e-3): on this toy heavy tails do not lower the escape "
+               "scale, so the paper's advantage (learned scales, critics, many states) is not a fixed-scale escape "
+               "effect here",
        scales={"ci": dict(families=(1.0, 2.0)), "full": dict(families=(0.5, 1.0, 1.5, 2.0))})
 def heavy_tail_lowers_threshold(*, families, seed):
     t = thresholds(families)

@@ -94,8 +94,8 @@ def q_gaussian_normaliser(q):
     """C_q with ``p(x) = sqrt(beta) / C_q exp_q(-beta x^2)`` (module docstring)."""
     q = _q(q)
     if q < 1:
-        return float(2 * np.sqrt(np.pi) * np.exp(special.gammaln(1 / (1 - q)) - special.gammaln((3 - q) / (2 * (1 - q))))
-                     / ((3 - q) * np.sqrt(1 - q)))
+        log_ratio = special.gammaln(1 / (1 - q)) - special.gammaln((3 - q) / (2 * (1 - q)))
+        return float(2 * np.sqrt(np.pi) * np.exp(log_ratio) / ((3 - q) * np.sqrt(1 - q)))
     if q == 1:
         return float(np.sqrt(np.pi))
     return float(np.sqrt(np.pi) * np.exp(special.gammaln((3 - q) / (2 * (q - 1))) - special.gammaln(1 / (q - 1)))
