@@ -383,6 +383,7 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.scaling.to_hierarchy": dict(x=np.array([[1.0, 0.0], [0.0, 1.0]]), lam=np.array([1.0, 0.5])),
     "theorylab.gp.posterior_sample": dict(prior=lambda: _instance("theorylab.gp.SeparableSample"),
                                           X_data=np.array([[0.1, -0.2], [0.5, 0.3]]), y_data=np.array([0.2, -0.1])),
+    "theorylab.toys.log_q": dict(x=np.array([0.2, 0.5, 2.0]), q=1.5),
 }
 
 # class id -> a zero-argument function building a valid instance (used for the methods, for
