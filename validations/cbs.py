@@ -71,13 +71,19 @@ GROWTH = ("one-pass SGD (constant LR tuned per batch on 0.9 eta_max 2^(-j/2), j 
           "steps) on y = <w*, x> + 0.1 xi, x ~ N(0, diag(i^-1.5)), w*_i^2 ~ i^-1.2, d = {d}; target = the EWA risk "
           "B = 1 reaches with N samples, N in {budgets}; CBS = continuous crossing of B S(B) / S(1) = 1.2 on the "
           "half-octave batch grid up to 2^{max_log2}, exact risk (closed recursion)")
-SCALES_G = {"ci": dict(d=150, budgets=(1000, 2000, 4000, 8000), n_eta=12, max_log2=10),
+SCALES_G = {"ci": dict(d=150, budgets=(1000, 1400, 2000, 2800, 4000, 5600, 8000), n_eta=12, max_log2=10),
             "full": dict(d=400, budgets=(2500, 5000, 10000, 20000, 40000), n_eta=16, max_log2=12)}
 
 
 @claim(PAPER, "cbs_exponent_derived", source="derived", ref="Sec. 4.2 (Theorems 2-3, least squares)",
        citation=CITE_DEF, statement="the CBS grows as N^(beta / (a + beta)) = N^0.444 (a = 1.5, beta = 1.2): " + GROWTH,
-       scales=SCALES_G)
+       scales=SCALES_G, expect_reproduced=False,
+       why_not="the measured slope is above beta / (a + beta) = 0.444 and the local slope rises with N (full scale: CBS "
+               "35.4, 49.7, 71.3, 104.9, 161.1 at N = 2500 .. 40000, local slopes 0.49 -> 0.62, fitted 0.545 [0.500, "
+               "0.591]; ci: 0.6); the same d at 4 d moves the CBS by 10% only (cbs_flat_in_dimension). A constant-LR "
+               "last-iterate balance of bias (eta N)^-((a + beta - 1) / a) against noise eta sigma^2 / B gives "
+               "(a + beta - 1) / (2 a + beta - 1) = 0.53 instead [our heuristic, not the paper's], within the fitted "
+               "interval; the EWA window and the finite budgets are the untested differences")
 def cbs_exponent_derived(*, d, budgets, n_eta, max_log2, seed):
     """[derived] With lam_i ~ i^-a and w*_i^2 ~ i^-beta the CBS grows as N^(beta / (a + beta)) (the corrected
     exponent; growth needs beta > 0).  Exact risks, so the interval is the OLS t-interval of the log-log fit over
@@ -111,11 +117,10 @@ def cbs_flat_in_dimension(*, d, d_big, N, n_eta, max_log2, seed):
     d-independent once d >> d_eff.  Exact computation: no interval."""
     a, b = cbs_point(d, N, n_eta, max_log2), cbs_point(d_big, N, n_eta, max_log2)
     c1, c2, de = a.cbs.iloc[0], b.cbs.iloc[0], int(b.d_eff.iloc[0])
-    note = f"CBS {c1:.1f} (d = {d}) vs {c2:.1f} (d = {d_big}); d_eff {de}"
     if d < 2 * de:
-        note += f"; d = {d} is below 2 d_eff: the claim is not tested"
-    return Bound(value=abs(c1 / c2 - 1.0) if d >= 2 * de else float("nan"), bound=MARGIN, side="<=",
-                 data=pd.concat([a, b], ignore_index=True), note=note)
+        raise ValueError(f"d = {d} is below 2 d_eff = {2 * de} at N = {N}: the claim would not be tested; raise d")
+    return Bound(value=abs(c1 / c2 - 1.0), bound=MARGIN, side="<=",
+                 data=pd.concat([a, b], ignore_index=True), note=f"CBS {c1:.1f} (d = {d}) vs {c2:.1f} (d = {d_big}); d_eff {de}")
 
 
 def width_table(D, N, widths, sketches, n_eta, max_log2, seed):
@@ -133,8 +138,8 @@ def width_table(D, N, widths, sketches, n_eta, max_log2, seed):
        statement="random-feature regression f(x) = <v, S x> / m (muP-style output scale) on the D = {D} instance of "
                  "cbs_grows_with_data at N = {N}: the mean CBS over {sketches} sketches is within 25% of the "
                  "infinite-width (D-dimensional) CBS for every width in {widths} (all >= 2 x d_eff)",
-       scales={"ci": dict(D=512, N=2000, widths=(48, 64), sketches=4, n_eta=12, max_log2=10),
-               "full": dict(D=1024, N=5000, widths=(64, 96, 128), sketches=8, n_eta=16, max_log2=12)})
+       scales={"ci": dict(D=768, N=2000, widths=(64, 96), sketches=12, n_eta=12, max_log2=10),
+               "full": dict(D=1280, N=5000, widths=(80, 112, 160), sketches=16, n_eta=16, max_log2=12)})
 def cbs_flat_in_width(*, D, N, widths, sketches, n_eta, max_log2, seed):
     """[derived proxy] Under the muP-style scale the readout SGD in function space is SGD on the features S x / sqrt(m)
     with covariance H^(1/2) S^T S H^(1/2) / m -> H as m -> infinity: the infinite-width limit is the D-dimensional
@@ -156,10 +161,10 @@ def cbs_flat_in_width(*, D, N, widths, sketches, n_eta, max_log2, seed):
         his.append(ends.max())
         parts.append(f"m = {m}: {mean:.1f} [{lo:.1f}, {hi:.1f}]")
     note = f"infinite width {c_inf:.1f} (d_eff {de}); " + "; ".join(parts)
-    ok = min(widths) >= 2 * de and D >= 8 * max(widths)
-    if not ok:
-        note += "; a width is below 2 d_eff or D < 8 x the largest width: the claim is not tested"
-    return Bound(value=max(devs) if ok else float("nan"), bound=MARGIN, side="<=", ci=(max(los), max(his)), data=t,
+    if not (min(widths) >= 2 * de and D >= 8 * max(widths)):
+        raise ValueError(f"widths {widths} must be >= 2 d_eff = {2 * de} and D = {D} >= 8 x the largest width: "
+                         f"the claim would not be tested ({note})")
+    return Bound(value=max(devs), bound=MARGIN, side="<=", ci=(max(los), max(his)), data=t,
                  note=note)
 
 

@@ -5,8 +5,8 @@
   regression with muP-style output scaling (Zhang et al., ICLR 2025, arXiv:2410.21676).
 """
 
-from .critical_batch import (bootstrap_cbs, critical_batch_size, effective_dimension, power_law_problem,
+from .critical_batch import (bootstrap_cbs, critical_batch_size, effective_dimension, final_risk_numpy, power_law_problem,
                              random_feature_problem, risk_curve, simulate_sgd, stability_limit, steps_vs_batch)
 
-__all__ = ["bootstrap_cbs", "critical_batch_size", "effective_dimension", "power_law_problem",
+__all__ = ["bootstrap_cbs", "critical_batch_size", "effective_dimension", "final_risk_numpy", "power_law_problem",
            "random_feature_problem", "risk_curve", "simulate_sgd", "stability_limit", "steps_vs_batch"]

@@ -44,7 +44,7 @@ from theorylab.scaling import eigenvalues
 
 from . import _kernels_critical_batch as K
 
-__all__ = ["bootstrap_cbs", "critical_batch_size", "effective_dimension", "power_law_problem",
+__all__ = ["bootstrap_cbs", "critical_batch_size", "effective_dimension", "final_risk_numpy", "power_law_problem",
            "random_feature_problem", "risk_curve", "simulate_sgd", "stability_limit", "steps_vs_batch"]
 
 THRESHOLD = 1.2  # steps may exceed ideal linear scaling by 20% (paper Sec. 3)
@@ -134,21 +134,36 @@ def simulate_sgd(lam, wstar, *, noise=0.1, B=1, eta, gamma=1.0, n_steps, record=
     return out
 
 
-def _eta_grid(lam, B, n_eta):
-    return 0.9 * stability_limit(lam, B) * 2.0 ** (-np.arange(n_eta) / 2.0)
-
-
 def _gamma(B, N):
     return min(1.0, B / (EWA_FRACTION * N))
+
+
+def _tune_b1(lam, w2, noise2, N, n_eta):
+    """The B = 1 rate minimising the EWA risk after N steps: the grid 0.9 eta_max 2^(-j/2), j < n_eta, refined by
+    factors 2^(+-1/4) then 2^(+-1/8) around the best point (all below 0.9 eta_max)."""
+    cap = 0.9 * stability_limit(lam, 1.0)
+    etas = cap * 2.0 ** (-np.arange(n_eta) / 2.0)
+    g = _gamma(1.0, N)
+    fin = np.empty(etas.size)
+    K.final_risks(lam, w2, noise2, 1.0, etas, g, N, fin)
+    best_eta, best = etas[int(np.nanargmin(fin))], float(np.nanmin(fin))
+    for f in (2.0 ** 0.25, 2.0 ** 0.125):
+        cand = np.array([e for e in (best_eta / f, best_eta * f) if e <= cap])
+        out = np.empty(cand.size)
+        K.final_risks(lam, w2, noise2, 1.0, cand, g, N, out)
+        if out.size and np.nanmin(out) < best:
+            best_eta, best = cand[int(np.nanargmin(out))], float(np.nanmin(out))
+    return best_eta, best
 
 
 def steps_vs_batch(lam, w2, *, N, batches, noise=0.1, n_eta=16):
     """Tuned steps to the target loss for each batch in ``batches`` (sorted, starting at 1).
 
-    The target is the smallest EWA excess risk that B = 1 reaches after N steps over the learning-rate grid
-    0.9 eta_max(B) 2^(-j/2), j < n_eta (so S(1) = N); S(B) is the smallest continuous step count to reach it
-    over the grid at batch B, within 2 N / B steps (inf beyond).  The EWA rate is gamma = B / (0.1 N).
-    Returns a dict with batches, steps, ratio B S(B) / S(1), target, eta1 (the tuned B = 1 rate)."""
+    The target is the smallest EWA excess risk that B = 1 reaches after N steps (learning rate tuned on the grid
+    0.9 eta_max(1) 2^(-j/2), j < n_eta, refined by 2^(+-1/4), 2^(+-1/8)), so S(1) = N.  S(B) is the smallest
+    continuous step count to reach it over the rates B eta1 2^(k/4), |k| <= 4 (the linear-scaling rule and its
+    neighbours) and 0.9 eta_max(B) 2^(-j/4), j < 4, all at most 0.9 eta_max(B), within 2 N / B steps (inf beyond).
+    The EWA rate is gamma = B / (0.1 N).  Returns a dict with batches, steps, ratio B S(B) / S(1), target, eta1."""
     lam, w2 = _problem(lam, w2)
     N = _steps("N", N, low=1)
     Bs = np.unique(check_array("batches", batches, ndim=1))
@@ -156,18 +171,18 @@ def steps_vs_batch(lam, w2, *, N, batches, noise=0.1, n_eta=16):
         raise ValueError(f"batches must hold at least 2 batch sizes, the smallest equal to 1 and all <= 1e9; got {batches!r}")
     noise = check_real("noise", noise, low=0.0, high=1e6)
     n_eta = check_int("n_eta", n_eta, low=1, high=64)
-    check_budget("the tuning work", N * n_eta * lam.size, max_elements=WORK_BUDGET, N=N, n_eta=n_eta, d=lam.size)
-    e1 = _eta_grid(lam, 1.0, n_eta)
-    fin = np.empty(n_eta)
-    K.final_risks(lam, w2, noise ** 2, 1.0, e1, _gamma(1.0, N), N, fin)
-    j = int(np.nanargmin(fin))
-    target = float(fin[j])
-    etas = np.array([_eta_grid(lam, B, n_eta) for B in Bs[1:]])
-    S = np.empty((Bs.size - 1, n_eta))
+    check_budget("the tuning work", N * (n_eta + 4) * lam.size, max_elements=WORK_BUDGET, N=N, n_eta=n_eta, d=lam.size)
+    eta1, target = _tune_b1(lam, w2, noise ** 2, N, n_eta)
+    etas = np.empty((Bs.size - 1, 13))
+    for k, B in enumerate(Bs[1:]):
+        cap = 0.9 * stability_limit(lam, B)
+        row = np.concatenate([B * eta1 * 2.0 ** (np.arange(4, -5, -1) / 4.0), cap * 2.0 ** (-np.arange(4) / 4.0)])
+        etas[k] = np.minimum(row, cap)
+    S = np.empty(etas.shape)
     K.steps_grid(lam, w2, noise ** 2, Bs[1:].copy(), etas, np.array([_gamma(B, N) for B in Bs[1:]]), target,
                  np.array([int(2 * N / B) + 2 for B in Bs[1:]], dtype=np.int64), S)
     steps = np.concatenate([[float(N)], S.min(axis=1)])
-    return {"batches": Bs, "steps": steps, "ratio": Bs * steps / N, "target": target, "eta1": float(e1[j])}
+    return {"batches": Bs, "steps": steps, "ratio": Bs * steps / N, "target": target, "eta1": float(eta1)}
 
 
 def critical_batch_size(batches, steps, *, threshold=THRESHOLD):
@@ -238,3 +253,27 @@ def random_feature_problem(lam, w2, *, width, noise=0.1, seed=0):
     approx = float(np.sum(lam * w2) - np.sum(ev[keep] * u ** 2))
     order = np.argsort(ev[keep])[::-1]
     return ev[keep][order], (u ** 2)[order], float(np.sqrt(noise ** 2 + max(approx, 0.0)))
+
+
+def final_risk_numpy(lam, w2, *, noise=0.1, B=1, etas, gamma=1.0, n_steps):
+    """The numpy reference of the recursion (vectorised over the learning rates ``etas``, a Python loop over
+    steps): the EWA excess risk after ``n_steps`` for each eta; tests and the benchmark compare the kernel to it."""
+    lam, w2 = _problem(lam, w2)
+    etas = check_array("etas", etas, ndim=1)
+    if etas.size < 1 or np.any(etas <= 0):
+        raise ValueError(f"etas must be a non-empty vector of positive learning rates; got {etas!r}")
+    noise, B = check_real("noise", noise, low=0.0, high=1e6), _batch(B)
+    gamma = check_real("gamma", gamma, low=0.0, low_open=True, high=1.0)
+    n_steps = _steps("n_steps", n_steps)
+    check_budget("the recursion work", etas.size * lam.size * n_steps, max_elements=WORK_BUDGET, n_steps=n_steps,
+                 d=lam.size, etas=etas.size)
+    e = etas[:, None]
+    m, q, p = (np.tile(w2, (etas.size, 1)) for _ in range(3))
+    diag = 1.0 - 2.0 * e * lam + e ** 2 * (1.0 + 1.0 / B) * lam ** 2
+    a = 1.0 - e * lam
+    for _ in range(n_steps):
+        mn = m * diag + (e ** 2 * ((m @ lam)[:, None] + noise ** 2) / B) * lam
+        p = (1 - gamma) ** 2 * p + 2 * gamma * (1 - gamma) * a * q + gamma ** 2 * mn
+        q = (1 - gamma) * a * q + gamma * mn
+        m = mn
+    return p @ lam
