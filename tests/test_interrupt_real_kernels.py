@@ -50,6 +50,8 @@ CASES = {
               "A = G.random_payoff_games(50, 8, seed=0)", "G.run_dynamics(A, T={S}, seed=0)", 10, 20_000),
     "finite_sum": ("import theorylab.finite_sum as F; d = F.vertical_regression(4000)",
                    "F.laser_sgd(d, 0.5, 0.01, {S}, record_every=100, seed=0)", 100, 600_000),
+    "highdim": ("import theorylab.highdim as H; lam, w2 = H.power_law_problem(2000)",
+                "H.risk_curve(lam, w2, eta=0.5, gamma=0.01, n_steps={S}, record=[{S}])", 10, 150_000),
     "gp": ("import theorylab.gp.priors as P; X = np.random.default_rng(0).random(({S}, 2))",
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
 }
