@@ -190,11 +190,12 @@ def critical_batch_size(batches, steps, *, threshold=THRESHOLD):
     ratio at or below ``threshold`` and the next one above it, interpolated linearly in (log B, log ratio).
     Returns inf if no grid batch exceeds the threshold (the CBS is beyond the grid)."""
     Bs = check_array("batches", batches, ndim=1)
+    if Bs.size < 2 or Bs[0] != 1 or np.any(np.diff(Bs) <= 0):
+        raise ValueError(f"batches must be increasing from 1, at least 2 of them; got {Bs!r}")
     S = check_array("steps", steps, shape=Bs.shape, finite=False)
     threshold = check_real("threshold", threshold, low=1.0, low_open=True, high=100.0)
-    if Bs.size < 2 or Bs[0] != 1 or np.any(np.diff(Bs) <= 0) or not np.isfinite(S[0]) or S[0] <= 0:
-        raise ValueError("batches must be increasing from 1 (at least 2) and steps[0] finite > 0; "
-                         f"got batches {Bs!r}, steps[0] {S[0]!r}")
+    if not np.isfinite(S[0]) or S[0] <= 0:
+        raise ValueError(f"steps[0] (the steps at B = 1) must be finite > 0; got {S[0]!r}")
     if np.any(np.isnan(S)) or np.any(S < 0):
         raise ValueError(f"steps must be non-negative or inf; got {S!r}")
     r = Bs * S / S[0]
@@ -224,8 +225,8 @@ def bootstrap_cbs(values, *, n_boot=2000, level=0.95, seed=0):
 def effective_dimension(lam, eta, N):
     """#{i : eta N lam_i >= 1}: the directions SGD with learning rate eta fits within N samples."""
     lam = _problem(lam, np.zeros(np.size(lam)))[0]
-    eta = check_real("eta", eta, low=0.0, low_open=True)
-    N = check_real("N", N, low=1.0)
+    eta = check_real("eta", eta, low=0.0, low_open=True, high=1e6)
+    N = check_real("N", N, low=1.0, high=1e15)
     return int(np.sum(eta * N * lam >= 1.0))
 
 
