@@ -166,6 +166,13 @@ def _clustered_problem():
     return clustered_problem(m=12, K=3, n_dim=2, seed=0)
 
 
+def _toy_net():
+    """A network of theorylab.toys.linear_task()'s default shape (the baseline task)."""
+    toys = importlib.import_module("theorylab.toys")
+    task = toys.linear_task()
+    return (task, *toys.init_network(task, replicates=1))
+
+
 EXAMPLES: dict[str, dict] = {
     # baselines the automatic invention cannot build (issue 30: every baseline must succeed)
     "theorylab.sde.euler_maruyama": dict(drift=lambda: _ou()[0], diffusion=lambda: _ou()[1], y0=[1.0], t_end=1.0,
@@ -230,6 +237,15 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.cpwl.simplicial_fan": dict(rays=[(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, -1, -1)],
                                           cones=[(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]),
     "theorylab.core.Estimate.from_se": dict(value=1.0, se=0.1, predicted=1.0),
+    "theorylab.toys.population_gradients": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                                P=lambda: _toy_net()[2]),
+    "theorylab.toys.batch_gradients": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                           P=lambda: _toy_net()[2], x=np.ones((1, 3, 6)), y=np.ones((1, 3, 4))),
+    "theorylab.toys.update_moments": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                          P=lambda: _toy_net()[2], alpha=0.5, batch=2, batch_prime=2),
+    "theorylab.toys.sample_updates": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                          P=lambda: _toy_net()[2], alpha=0.5, batch=2, batch_prime=2, draws=2),
+    "theorylab.toys.global_loss": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1]),
     "theorylab.krylov.model_value": dict(g=np.ones(2), H=np.eye(2), d=np.ones(2)),
     "theorylab.finite_sum.mlp_loss_grad": dict(params=lambda: _mlp_params(), X=np.ones((6, 4)),
                                                y=np.array([0, 1, 2, 0, 1, 2])),

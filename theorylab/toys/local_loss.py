@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.core.seeding import as_generator, child_seed
-from theorylab.core.validate import check_int, check_real
+from theorylab.core.validate import check_array, check_int, check_real
 
 __all__ = ["LinearTask", "linear_task", "init_network", "population_gradients", "batch_gradients",
            "update_moments", "sample_updates", "global_loss", "global_minimum", "train_local"]
@@ -51,6 +51,20 @@ class LinearTask:
     width: int
     depth: int
 
+    def __post_init__(self):
+        A = check_array("A", self.A, ndim=2)
+        p = A.shape[0]
+        m = check_array("m", self.m, ndim=1)
+        if m.shape != (p,) or np.any(m <= 0):
+            raise ValueError(f"m must be {p} finite positive weights (the diagonal of M, one per row of A); got {m!r}")
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "sigma", check_real("sigma", self.sigma, low=0.0, high=1e6))
+        object.__setattr__(self, "width", check_int("width", self.width, low=1, high=10_000))
+        object.__setattr__(self, "depth", check_int("depth", self.depth, low=2, high=64))
+        if A.size == 0:
+            raise ValueError(f"A must be a non-empty matrix; got shape {A.shape}")
+
     @property
     def d(self) -> int:
         return self.A.shape[1]
@@ -66,10 +80,7 @@ def linear_task(d: int = 6, p: int = 4, width: int = 2, depth: int = 3, m=None, 
     (default all ones, M = I); bottleneck ``width`` < p so that M changes the global optimum."""
     d, p = check_int("d", d, low=1, high=10_000), check_int("p", p, low=1, high=10_000)
     width, depth = check_int("width", width, low=1, high=10_000), check_int("depth", depth, low=2, high=64)
-    sigma = check_real("sigma", sigma, low=0.0, high=1e6)
-    m = np.ones(p) if m is None else np.asarray(m, dtype=float)
-    if m.shape != (p,) or not np.all(np.isfinite(m)) or np.any(m <= 0):
-        raise ValueError(f"m must be {p} finite positive weights (the diagonal of M); got {m!r}")
+    m = np.ones(p) if m is None else m
     A = as_generator(seed).standard_normal((p, d)) / np.sqrt(d)
     return LinearTask(A=A, m=m, sigma=sigma, width=width, depth=depth)
 
@@ -78,6 +89,33 @@ def _check_task(task):
     if not isinstance(task, LinearTask):
         raise TypeError(f"task must be a LinearTask (from linear_task); got {type(task).__name__}")
     return task
+
+
+def _check_weights(task, W):
+    """W: depth arrays (R, out, in), R >= 1, with the task's widths, all finite."""
+    _check_task(task)
+    sizes = [task.d] + [task.width] * (task.depth - 1) + [task.p]
+    if not isinstance(W, (list, tuple)) or len(W) != task.depth:
+        raise TypeError(f"W must be a list of {task.depth} stacked weight arrays; got {type(W).__name__}")
+    W = [check_array(f"W[{h}]", w, ndim=3) for h, w in enumerate(W)]
+    R = W[0].shape[0]
+    for h, w in enumerate(W):
+        if R < 1 or w.shape != (R, sizes[h + 1], sizes[h]):
+            raise ValueError(f"W[{h}] must have shape (R >= 1, {sizes[h + 1]}, {sizes[h]}) with R of W[0]; "
+                             f"got {w.shape}")
+    return W
+
+
+def _check_network(task, W, P):
+    """W as in _check_weights; P: depth - 1 probes (R, p, width), finite."""
+    W = _check_weights(task, W)
+    if not isinstance(P, (list, tuple)) or len(P) != task.depth - 1:
+        raise TypeError(f"P must be a list of {task.depth - 1} stacked probe arrays; got {type(P).__name__}")
+    P = [check_array(f"P[{h}]", q, ndim=3) for h, q in enumerate(P)]
+    for h, q in enumerate(P):
+        if q.shape != (W[0].shape[0], task.p, task.width):
+            raise ValueError(f"P[{h}] must have shape {(W[0].shape[0], task.p, task.width)}; got {q.shape}")
+    return W, P
 
 
 def init_network(task: LinearTask, scale: float = 0.5, replicates: int = 1, seed: int = 0):
@@ -106,7 +144,7 @@ def _chain(W, lo, hi, n):
 def population_gradients(task: LinearTask, W, P):
     """Exact population gradients (module docstring): lists G^BP_h, G^loc_h (h = 1..L, G^loc_L = G^BP_L) and the
     probes' gradients, each stacked over replicates."""
-    _check_task(task)
+    W, P = _check_network(task, W, P)
     L, M, A = task.depth, np.diag(task.m), task.A
     RL = _chain(W, 0, L, task.d)
     gbp, gloc, gP = [], [], []
@@ -128,7 +166,13 @@ def population_gradients(task: LinearTask, W, P):
 def batch_gradients(task: LinearTask, W, P, x, y):
     """Minibatch gradients (means over the batch axis) of the global loss (BP) and of the local losses, for
     batches ``x`` (R, B, d) and ``y`` (R, B, p): lists g^BP_h, g^loc_h and the probes' gradients."""
-    _check_task(task)
+    W, P = _check_network(task, W, P)
+    x = check_array("x", x, ndim=3)
+    y = check_array("y", y, ndim=3)
+    if x.shape[0] != W[0].shape[0] or x.shape[1] < 1 or x.shape[2] != task.d:
+        raise ValueError(f"x must have shape (R = {W[0].shape[0]}, B >= 1, d = {task.d}); got {x.shape}")
+    if y.shape != x.shape[:2] + (task.p,):
+        raise ValueError(f"y must have shape {x.shape[:2] + (task.p,)}; got {y.shape}")
     L = task.depth
     z = [x]
     for Wh in W:
@@ -169,6 +213,7 @@ def update_moments(task: LinearTask, W, P, alpha: float, batch: int, batch_prime
     """Exact bias vector E u - G^BP and tr Cov u of the refresh-period-1 update of all blocks' weights, at the
     fixed network (W, P), stacked over replicates (module docstring): ``bias`` (R, n_params), ``bias_norm``,
     ``offset_norm`` = |G^BP - G^loc|, ``trace_cov``, ``v_loc``, ``v_off`` (per-sample traces)."""
+    W, P = _check_network(task, W, P)
     alpha = check_real("alpha", alpha, low=0.0, high=1e6)
     batch, batch_prime = check_int("batch", batch, low=1, high=10 ** 9), check_int("batch_prime", batch_prime, low=1, high=10 ** 9)
     gbp, gloc, _ = population_gradients(task, W, P)
@@ -204,7 +249,7 @@ def sample_updates(task: LinearTask, W, P, alpha: float, batch: int, batch_prime
                    seed: int = 0) -> np.ndarray:
     """``draws`` independent refresh-period-1 updates u (all blocks' weights, flattened) at the fixed network of
     replicate 0 of (W, P): array (draws, n_params).  Each draw has its own batch B and offset batch B'."""
-    _check_task(task)
+    W, P = _check_network(task, W, P)
     alpha = check_real("alpha", alpha, low=0.0, high=1e6)
     batch, batch_prime = check_int("batch", batch, low=1, high=10 ** 6), check_int("batch_prime", batch_prime, low=1, high=10 ** 6)
     draws = check_int("draws", draws, low=1, high=10 ** 7)
@@ -221,7 +266,7 @@ def sample_updates(task: LinearTask, W, P, alpha: float, batch: int, batch_prime
 
 def global_loss(task: LinearTask, W) -> np.ndarray:
     """Population global loss F(W) per replicate: 1/2 tr M[(R_L - A)(R_L - A)^T + sigma^2 I]."""
-    _check_task(task)
+    W = _check_weights(task, W)
     D = _chain(W, 0, task.depth, task.d) - task.A
     return 0.5 * (np.einsum("rij,i,rij->r", D, task.m, D) + task.sigma ** 2 * task.m.sum())
 
@@ -248,6 +293,7 @@ def train_local(task: LinearTask, alpha: float, refresh: int, eta: float, steps:
     steps = check_int("steps", steps, low=0, high=10 ** 7)
     batch, batch_prime = check_int("batch", batch, low=1, high=10 ** 6), check_int("batch_prime", batch_prime, low=1, high=10 ** 6)
     R = check_int("replicates", replicates, low=1, high=10 ** 6)
+    init_scale = check_real("init_scale", init_scale, low=0.0, high=1e3)
     diverge_at = check_real("diverge_at", diverge_at, low=1.0, high=1e300)
     if R * (batch + batch_prime) * (task.d + task.p) > MAX_ELEMENTS:
         raise ValueError(f"replicates = {R} with batch {batch} + {batch_prime} exceeds the memory budget")
