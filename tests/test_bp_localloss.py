@@ -130,3 +130,10 @@ def test_broken_shared_batch_is_caught(broken_claim):
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+def test_divergence_is_flagged_not_raised():
+    """A run that blows up (large alpha, stale offset) is counted as diverged with infinite excess loss."""
+    task = T.linear_task(m=[4.0, 1.0, 0.25, 0.25], seed=1)
+    r = T.train_local(task, 64.0, 64, eta=0.03, steps=200, batch=8, batch_prime=8, replicates=3, seed=0)
+    assert r["diverged"].all() and np.all(np.isinf(r["excess"]))

@@ -173,6 +173,11 @@ def batch_gradients(task: LinearTask, W, P, x, y):
         raise ValueError(f"x must have shape (R = {W[0].shape[0]}, B >= 1, d = {task.d}); got {x.shape}")
     if y.shape != x.shape[:2] + (task.p,):
         raise ValueError(f"y must have shape {x.shape[:2] + (task.p,)}; got {y.shape}")
+    return _batch_gradients(task, W, P, x, y)
+
+
+def _batch_gradients(task, W, P, x, y):
+    """batch_gradients without checks (training loops, where a diverging run may hold non-finite weights)."""
     L = task.depth
     z = [x]
     for Wh in W:
@@ -241,7 +246,7 @@ def update_moments(task: LinearTask, W, P, alpha: float, batch: int, batch_prime
 def _offset(task, W, P, rng, batch_prime):
     """The BP offset g^BP - g^loc on a fresh batch B' (the split mini-batch)."""
     xb, yb = _draw(task, rng, W[0].shape[0], batch_prime)
-    gbp, gloc, _ = batch_gradients(task, W, P, xb, yb)
+    gbp, gloc, _ = _batch_gradients(task, W, P, xb, yb)
     return [b - c for b, c in zip(gbp, gloc)]
 
 
@@ -259,14 +264,17 @@ def sample_updates(task: LinearTask, W, P, alpha: float, batch: int, batch_prime
     P1 = [np.broadcast_to(q[:1], (draws,) + q.shape[1:]) for q in P]
     rng = as_generator(child_seed(seed, "batches"))
     x, y = _draw(task, rng, draws, batch)
-    _, gloc, _ = batch_gradients(task, W1, P1, x, y)
+    _, gloc, _ = _batch_gradients(task, W1, P1, x, y)
     off = _offset(task, W1, P1, as_generator(child_seed(seed, "offset")), batch_prime)
     return _flat(gloc) + alpha * _flat(off)
 
 
 def global_loss(task: LinearTask, W) -> np.ndarray:
     """Population global loss F(W) per replicate: 1/2 tr M[(R_L - A)(R_L - A)^T + sigma^2 I]."""
-    W = _check_weights(task, W)
+    return _global_loss(task, _check_weights(task, W))
+
+
+def _global_loss(task, W):
     D = _chain(W, 0, task.depth, task.d) - task.A
     return 0.5 * (np.einsum("rij,i,rij->r", D, task.m, D) + task.sigma ** 2 * task.m.sum())
 
@@ -300,7 +308,7 @@ def train_local(task: LinearTask, alpha: float, refresh: int, eta: float, steps:
     W, P = init_network(task, init_scale, R, seed=child_seed(seed, "init"))
     rng = as_generator(child_seed(seed, "batches"))
     rng_off = as_generator(child_seed(seed, "offset"))
-    F0 = global_loss(task, W)
+    F0 = _global_loss(task, W)
     dead = np.zeros(R, dtype=bool)
     off = None
     with np.errstate(all="ignore"):
@@ -308,13 +316,13 @@ def train_local(task: LinearTask, alpha: float, refresh: int, eta: float, steps:
             if t % K == 0 and alpha > 0:
                 off = _offset(task, W, P, rng_off, batch_prime)
             x, y = _draw(task, rng, R, batch)
-            _, gloc, gP = batch_gradients(task, W, P, x, y)
+            _, gloc, gP = _batch_gradients(task, W, P, x, y)
             for h in range(task.depth):
                 W[h] = W[h] - eta * (gloc[h] + (alpha * off[h] if off is not None else 0.0))
             for h in range(task.depth - 1):
                 P[h] = P[h] - eta * gP[h]
             if t % 16 == 15:
-                F = global_loss(task, W)
+                F = _global_loss(task, W)
                 bad = ~np.isfinite(F) | (F > diverge_at * F0)
                 if bad.any():
                     dead |= bad
@@ -322,7 +330,7 @@ def train_local(task: LinearTask, alpha: float, refresh: int, eta: float, steps:
                         arr[bad] = 0.0
                     if dead.all():
                         break
-        F = global_loss(task, W)
+        F = _global_loss(task, W)
     dead |= ~np.isfinite(F) | (F > diverge_at * F0)
     excess = np.where(dead, np.inf, F - global_minimum(task))
     return dict(excess=excess, diverged=dead, initial=F0 - global_minimum(task))
