@@ -127,7 +127,7 @@ def variance_law(*, alphas, draws, groups, batch, batch_prime, seed):
                  "probes' optimum is not the global one, the final excess global loss at alpha = 1 is below alpha = 0 "
                  "at refresh period 1 by at least 4 s.e. ({replicates} replicates paired by initialisation and "
                  "batches); the M = I control's gain is reported in the note",
-       scales={"ci": dict(steps=600, replicates=6), "full": dict(steps=1500, replicates=24)})
+       scales={"ci": dict(steps=1500, replicates=8), "full": dict(steps=1500, replicates=24)})
 def offset_reduces_excess_loss(*, steps, replicates, seed):
     """[derived] With M = I the probes' optimum (top-k singular subspace of A) is F's optimum (Eckart-Young), so
     local learning already reaches it; with M != I F's optimum is the best rank-k approximation of M^{1/2} A,
