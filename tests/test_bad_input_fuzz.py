@@ -169,6 +169,11 @@ def _clustered_problem():
 def _cuts():
     from theorylab.distributed import random_cuts
     return random_cuts(2, 2, 3, seed=0)
+def _toy_net():
+    """A network of theorylab.toys.linear_task()'s default shape (the baseline task)."""
+    toys = importlib.import_module("theorylab.toys")
+    task = toys.linear_task()
+    return (task, *toys.init_network(task, replicates=1))
 
 
 EXAMPLES: dict[str, dict] = {
@@ -244,6 +249,15 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.distributed.LogisticProblem": dict(A=np.eye(3), y=np.array([1.0, -1.0, 1.0]), owner=np.array([0, 1, 0]),
                                                   l2=0.1, l1=0.0),
     "theorylab.core.Estimate.from_se": dict(value=1.0, se=0.1, predicted=1.0),
+    "theorylab.toys.population_gradients": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                                P=lambda: _toy_net()[2]),
+    "theorylab.toys.batch_gradients": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                           P=lambda: _toy_net()[2], x=np.ones((1, 3, 6)), y=np.ones((1, 3, 4))),
+    "theorylab.toys.update_moments": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                          P=lambda: _toy_net()[2], alpha=0.5, batch=2, batch_prime=2),
+    "theorylab.toys.sample_updates": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1],
+                                          P=lambda: _toy_net()[2], alpha=0.5, batch=2, batch_prime=2, draws=2),
+    "theorylab.toys.global_loss": dict(task=lambda: _toy_net()[0], W=lambda: _toy_net()[1]),
     "theorylab.krylov.model_value": dict(g=np.ones(2), H=np.eye(2), d=np.ones(2)),
     "theorylab.finite_sum.mlp_loss_grad": dict(params=lambda: _mlp_params(), X=np.ones((6, 4)),
                                                y=np.array([0, 1, 2, 0, 1, 2])),

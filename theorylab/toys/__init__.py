@@ -7,11 +7,15 @@ Modules (import from them directly or from here):
 - ``theorylab.toys.ptq_transform``  paper adaqtransform: a random linear layer with low-bit weight and activation
   quantisation (nearest or AdaRound-like rounding), the per-channel affine transformation (xi, eta) fitted on
   calibration data, and its fold into the layer's step and bias or merge into the next layer
+- ``theorylab.toys.local_loss``  paper bp_localloss: deep linear networks on Gaussian regression with per-block
+  local probe losses, exact BP gradients, the lazily refreshed BP offset scaled by alpha
 - ``theorylab.toys.q_exponential``  paper qexp_policy: q-exponential / q-Gaussian densities, CDFs and Box-Muller
   samplers (q < 1 compact support, 1 < q < 3 Student-t), a Hill estimator, a 1-D two-bump bandit and policy gradient
   with Gaussian vs q-Gaussian policies
 """
 
+from .local_loss import (LinearTask, batch_gradients, global_loss, global_minimum, init_network, linear_task,
+                         population_gradients, sample_updates, train_local, update_moments)
 from .ptq_transform import (MAX_BITS, ROUNDINGS, Layer, QuantLayer, absmax_step, apply_transform, channel_mse, fit_transform,
                             float_forward, fold_transform, int_range, layer_inputs, merge_into_next, mse_step,
                             quant_forward, quantize, quantize_layer, random_layer)
@@ -40,6 +44,8 @@ from .q_exponential import (
 )
 
 __all__ = [
+    "LinearTask", "batch_gradients", "global_loss", "global_minimum", "init_network", "linear_task",
+    "population_gradients", "sample_updates", "train_local", "update_moments",
     "MAX_BITS", "ROUNDINGS", "Layer", "QuantLayer", "absmax_step", "apply_transform", "channel_mse", "fit_transform",
     "float_forward", "fold_transform", "int_range", "layer_inputs", "merge_into_next", "mse_step", "quant_forward",
     "quantize", "quantize_layer", "random_layer", "Bandit", "bandit_reward", "bandit_reward_grad", "bandit_valley",
