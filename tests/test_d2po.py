@@ -107,13 +107,12 @@ def test_other_bad_input_names_the_argument(small):
         D.train_gd(small, n_steps=10**12)
 
 
-def _weights_off_by_one(mask, gamma=0.98):
-    m = np.asarray(mask, float)
+def _weights_off_by_one(m, gamma):
     return gamma ** (np.cumsum(m, axis=1) - 1) * m          # gamma^{c_t - 1}: still DPO at gamma = 1
 
 
 def test_loss_identity_catches_an_exponent_off_by_one(broken_claim):
-    r = broken_claim("d2po:loss_identity", (D, "token_weights"), _weights_off_by_one)
+    r = broken_claim("d2po:loss_identity", (D, "_weights"), _weights_off_by_one)
     assert r.verdict == "not reproduced"
 
 

@@ -53,10 +53,16 @@ def _gamma(gamma) -> float:
 def token_weights(mask, gamma: float = 0.98) -> np.ndarray:
     """w_t = gamma^{c_t} m_t for a 0/1 response ``mask`` of shape (n, L): c_t counts the response tokens up to and
     including t, so the first response token gets gamma^1 and prompt/padding tokens get 0."""
-    gamma = _gamma(gamma)
-    m = check_array("mask", mask, ndim=2)
+    return _weights(_mask("mask", check_array("mask", mask, ndim=2)), _gamma(gamma))
+
+
+def _mask(name, m):
     if not np.all((m == 0) | (m == 1)):
-        raise ValueError("mask must hold only 0 and 1 (response tokens are 1)")
+        raise ValueError(f"{name} must hold only 0 and 1 (response tokens are 1)")
+    return m
+
+
+def _weights(m, gamma):
     return gamma ** np.cumsum(m, axis=1) * m
 
 
@@ -81,11 +87,9 @@ def d2po_loss(logp_chosen, logp_rejected, ref_chosen, ref_rejected, mask_chosen,
     reference on the chosen and rejected sequences, with 0/1 response masks."""
     gamma, beta = _gamma(gamma), check_positive("beta", beta)
     a = _pair_arrays(logp_chosen=logp_chosen, logp_rejected=logp_rejected, ref_chosen=ref_chosen,
-                     ref_rejected=ref_rejected)
-    wc, wr = token_weights(mask_chosen, gamma), token_weights(mask_rejected, gamma)
-    if wc.shape != a["logp_chosen"].shape or wr.shape != a["logp_chosen"].shape:
-        raise ValueError(f"mask_chosen and mask_rejected must have shape {a['logp_chosen'].shape}; "
-                         f"got {wc.shape} and {wr.shape}")
+                     ref_rejected=ref_rejected, mask_chosen=mask_chosen, mask_rejected=mask_rejected)
+    wc = _weights(_mask("mask_chosen", a["mask_chosen"]), gamma)
+    wr = _weights(_mask("mask_rejected", a["mask_rejected"]), gamma)
     z = beta * ((wc * (a["logp_chosen"] - a["ref_chosen"])).sum(1) - (wr * (a["logp_rejected"] - a["ref_rejected"])).sum(1))
     return float(_neg_log_sigmoid(z).mean())
 
@@ -97,8 +101,7 @@ def dpo_loss(logp_chosen, logp_rejected, ref_chosen, ref_rejected, mask_chosen, 
     a = _pair_arrays(logp_chosen=logp_chosen, logp_rejected=logp_rejected, ref_chosen=ref_chosen,
                      ref_rejected=ref_rejected, mask_chosen=mask_chosen, mask_rejected=mask_rejected)
     for name in ("mask_chosen", "mask_rejected"):
-        if not np.all((a[name] == 0) | (a[name] == 1)):
-            raise ValueError(f"{name} must hold only 0 and 1 (response tokens are 1)")
+        _mask(name, a[name])
     seq = {k: (a["mask_" + k.split("_")[-1]] * a[k]).sum(1)
            for k in ("logp_chosen", "logp_rejected", "ref_chosen", "ref_rejected")}
     z = beta * ((seq["logp_chosen"] - seq["ref_chosen"]) - (seq["logp_rejected"] - seq["ref_rejected"]))
@@ -134,7 +137,8 @@ class PreferenceTask:
         for name in ("chosen", "rejected"):
             y = check_array(name, getattr(self, name), ndim=2)
             if y.shape[1] != c.size or y.shape[0] < 1:
-                raise ValueError(f"{name} must have shape (n >= 1, T = {c.size}); got {y.shape}")
+                raise ValueError(f"{name} must have shape (n >= 1, T) with T = {c.size} the size of weights; got "
+                                 f"{y.shape}")
             if not np.all((y == np.round(y)) & (y >= 0) & (y < u.size)):
                 raise ValueError(f"{name} must hold integer token ids in [0, {u.size})")
             object.__setattr__(self, name, y.astype(np.int64))
@@ -234,7 +238,7 @@ def train_gd(task: PreferenceTask, *, gamma: float = 0.98, beta: float = 0.1, st
     if not isinstance(task, PreferenceTask):
         raise TypeError(f"task must be a PreferenceTask; got {type(task).__name__}")
     gamma, beta, step = _gamma(gamma), check_positive("beta", beta), check_positive("step", step)
-    K = check_size("n_steps", n_steps, low=0)
+    K = check_size("n_steps", n_steps)
     check_budget("the gradient work", K * task.n_pairs * task.horizon * task.vocab, max_elements=MAX_WORK,
                  n_steps=K, n_pairs=task.n_pairs)
     check_budget("the design matrix", task.n_pairs * task.horizon * task.vocab, max_elements=MAX_DESIGN,
