@@ -54,6 +54,8 @@ CASES = {
            "P.sample_gp_prior(X, lengthscale=0.3, n_samples=4, seed=0)", 10, 2000),
     "krylov": ("import theorylab.krylov as KR; pb = KR.quadratic_bilevel(200, kappa=30.0)",
                "KR.lancbio(pb, {S}, T=10, theta=1 / 30, lam=0.5)", 10, 5000),
+    "toys": ("import theorylab.toys as TY; task = TY.preference_task(vocab=50, horizon=20, n_pairs=2000)",
+             "TY.train_gd(task, gamma=0.98, n_steps={S})", 2, 5000),
 }
 
 SCRIPT = """

@@ -225,7 +225,7 @@ def back_loaded_control(*, gammas, seeds, seed):
                 "the reference; blue: front-loaded reward (the paper's premise), orange: back-loaded control; markers: "
                 "mean over tasks, shading: 95% interval of the paired mean; dashed line at 0: gamma = 1 (no theory "
                 "line: the trend is empirical)",
-        scales={"ci": dict(gammas=GAMMAS, seeds=16), "full": dict(gammas=GAMMAS, seeds=40)})
+        scales={"ci": dict(gammas=GAMMAS, seeds=4), "full": dict(gammas=GAMMAS, seeds=40)})
 def fig_reward_vs_gamma(*, gammas, seeds, seed):
     rows = []
     for profile in ("front", "back"):
