@@ -224,7 +224,7 @@ def back_loaded_control(*, gammas, seeds, seed):
                 "(DPO), against gamma, paired by task; left: after a fixed number of steps, right: at matched KL to "
                 "the reference; blue: front-loaded reward (the paper's premise), orange: back-loaded control; markers: "
                 "mean over tasks, shading: 95% interval of the paired mean; dashed line at 0: gamma = 1 (no theory "
-                "line: the trend is empirical)",
+                "line: the trend is empirical); y axis symmetric-log, linear within +-0.05",
         scales={"ci": dict(gammas=GAMMAS, seeds=4), "full": dict(gammas=GAMMAS, seeds=40)})
 def fig_reward_vs_gamma(*, gammas, seeds, seed):
     rows = []
