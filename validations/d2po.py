@@ -161,60 +161,60 @@ def paired_differences(t, column):
     return out
 
 
-def best_vs_dpo(t, column, sign):
-    """Bound on sign * (reward(best gamma < 1) - reward(1)) >= 0 at +-4 paired s.e.; the best gamma < 1 has the
-    largest paired t-statistic mean / s.e. (sign -1: gamma = 1 must beat even that one).  Choosing it among 4 costs
-    little against the 4 s.e. margin (Bonferroni: 4 x 6e-5)."""
+def best_vs_dpo(t, column, sign, g):
+    """Bound on sign * (reward(g) - reward(1)) >= 0 at +-4 paired s.e., for the comparator g < 1 declared in the
+    statement (a comparator picked from the data would change from seed to seed: the calibration of the interval
+    measured a ratio of 3 to 10 for it)."""
     diffs = paired_differences(t, column)
-    g = max(diffs, key=lambda k: diffs[k][0] / diffs[k][1])
     m, se = sign * diffs[g][0], diffs[g][1]
-    note = (f"best gamma < 1 = {g}: {m:.4f} (s.e. {se:.4f}, {m / se:.1f} s.e.); all: "
+    note = (f"gamma = {g}: {m:.4f} (s.e. {se:.4f}, {m / se:.1f} s.e.); all: "
             + ", ".join(f"{k}: {v[0]:+.4f} ({v[0] / v[1]:+.1f} s.e.)" for k, v in diffs.items()))
     return Bound(value=m, bound=0.0, side=">=", ci=(m - Z4 * se, m + Z4 * se), level=LEVEL4, data=t, note=note)
 
 
-TREND = ("the best gamma < 1 (largest paired t-statistic over {seeds} tasks) beats gamma = 1 in expected true reward by at "
-         "least 4 paired s.e.")
+TREND = ("gamma = {comparator} beats gamma = 1 in expected true reward by at least 4 paired s.e. over {seeds} tasks "
+         "(the comparator: among gamma < 1 the largest paired t-statistic in a pilot on 10 independent tasks)")
 SCALES = {"ci": dict(gammas=GAMMAS, seeds=16), "full": dict(gammas=GAMMAS, seeds=40)}
+with_comparator = lambda g: {k: dict(v, comparator=g) for k, v in SCALES.items()}  # noqa: E731
 
 
 @claim(PAPER, "front_loaded_step_count", source="derived", ref="Sec. 1, Sec. 3 (earlier tokens contribute more)",
        citation=CITE_LOSS + "; the toy and the trend are ours", stream="front",
        statement="toy proxy (toy trend): " + TREND + " after a fixed number of steps; " + TOY_TEXT + ", reward "
-                 "front-loaded (c_t = 1 for t <= 5, 0.1 after); " + GD_TEXT, scales=SCALES)
-def front_loaded_step_count(*, gammas, seeds, seed):
+                 "front-loaded (c_t = 1 for t <= 5, 0.1 after); " + GD_TEXT, scales=with_comparator(0.98))
+def front_loaded_step_count(*, gammas, seeds, comparator, seed):
     """[derived] Position t of the toy moves at rate (beta gamma^t)^2 under gradient descent: with a front-loaded
     reward the late positions carry weak signal (0.1) that gamma = 1 fits together with the label noise within a
     fixed step budget, while gamma < 1 spends the budget (and the KL) on the early positions.  At convergence
     the trend has no content (temperature_invariance: gamma only rescales the temperature), so the step count is
     fixed."""
-    return best_vs_dpo(gd_table("front", gammas, seeds, seed), "reward_steps", +1)
+    return best_vs_dpo(gd_table("front", gammas, seeds, seed), "reward_steps", +1, comparator)
 
 
 @claim(PAPER, "front_loaded_matched_kl", source="derived", ref="Sec. 1, Sec. 3 (earlier tokens contribute more)",
        citation=CITE_LOSS + "; the toy and the trend are ours", stream="front",
        statement="toy proxy (toy trend): " + TREND + " at matched KL to the reference (per task, the smallest final KL "
                  "over gamma, interpolated along each GD path); " + TOY_TEXT + ", reward front-loaded (c_t = 1 for "
-                 "t <= 5, 0.1 after); " + GD_TEXT, scales=SCALES)
-def front_loaded_matched_kl(*, gammas, seeds, seed):
+                 "t <= 5, 0.1 after); " + GD_TEXT, scales=with_comparator(0.95))
+def front_loaded_matched_kl(*, gammas, seeds, comparator, seed):
     """[derived] As front_loaded_step_count, at a matched KL budget: per task kappa = the smallest final KL over
     gamma, which every gamma's path reaches; the reward there is interpolated linearly between GD steps."""
-    return best_vs_dpo(gd_table("front", gammas, seeds, seed), "reward_kl", +1)
+    return best_vs_dpo(gd_table("front", gammas, seeds, seed), "reward_kl", +1, comparator)
 
 
 @claim(PAPER, "back_loaded_control", source="derived", ref="Sec. 1, Sec. 3 (earlier tokens contribute more)",
        citation=CITE_LOSS + "; the control is ours", stream="back",
        statement="toy proxy (control): with a back-loaded reward (c_t = 1 for the last 5 positions, 0.1 before) "
-                 "gamma = 1 beats every gamma < 1 in expected true reward at matched KL by at least 4 paired s.e. "
-                 "(against the one with the largest paired t-statistic) over {seeds} tasks; " + TOY_TEXT + "; " + GD_TEXT,
-       scales=SCALES)
-def back_loaded_control(*, gammas, seeds, seed):
+                 "gamma = 1 beats gamma = {comparator} (the paper's default, the closest to 1) in expected true reward at "
+                 "matched KL by at least 4 paired s.e. over {seeds} tasks; " + TOY_TEXT + "; " + GD_TEXT,
+       scales=with_comparator(0.98))
+def back_loaded_control(*, gammas, seeds, comparator, seed):
     """[derived] With the signal on the last positions, the decay starves exactly the positions that carry the
     reward, so at a matched KL budget gamma = 1 is best.  At the fixed step count gamma = 0.98 and 1 are within
     about one s.e. of each other on this toy (the note of the record gives them): the control is made at
     matched KL only."""
     t = gd_table("back", gammas, seeds, seed)
-    out = best_vs_dpo(t, "reward_kl", -1)
+    out = best_vs_dpo(t, "reward_kl", -1, comparator)
     steps = paired_differences(t, "reward_steps")
     out.note += "; at the step count: " + ", ".join(f"{k}: {v[0]:+.4f} ({v[0] / v[1]:+.1f} s.e.)"
                                                    for k, v in steps.items())
