@@ -12,10 +12,15 @@ Modules (import from them directly or from here):
 - ``theorylab.toys.q_exponential``  paper qexp_policy: q-exponential / q-Gaussian densities, CDFs and Box-Muller
   samplers (q < 1 compact support, 1 < q < 3 Student-t), a Hill estimator, a 1-D two-bump bandit and policy gradient
   with Gaussian vs q-Gaussian policies
+- ``theorylab.toys.temporal_decay``  paper d2po: the D2PO loss with gamma^t token weights and the DPO loss, a tabular
+  token-level preference task with Bradley-Terry labels and a front- or back-loaded true reward, training by exact
+  gradients
 """
 
 from .local_loss import (LinearTask, batch_gradients, global_loss, global_minimum, init_network, linear_task,
                          population_gradients, sample_updates, train_local, update_moments)
+from .temporal_decay import (PreferenceTask, d2po_loss, dpo_loss, kl_to_reference, preference_task, reward_profile,
+                             tabular_loss_grad, token_weights, train_gd, train_to_convergence, true_reward)
 from .ptq_transform import (MAX_BITS, ROUNDINGS, Layer, QuantLayer, absmax_step, apply_transform, channel_mse, fit_transform,
                             float_forward, fold_transform, int_range, layer_inputs, merge_into_next, mse_step,
                             quant_forward, quantize, quantize_layer, random_layer)
@@ -44,6 +49,8 @@ from .q_exponential import (
 )
 
 __all__ = [
+    "PreferenceTask", "d2po_loss", "dpo_loss", "kl_to_reference", "preference_task", "reward_profile",
+    "tabular_loss_grad", "token_weights", "train_gd", "train_to_convergence", "true_reward",
     "LinearTask", "batch_gradients", "global_loss", "global_minimum", "init_network", "linear_task",
     "population_gradients", "sample_updates", "train_local", "update_moments",
     "MAX_BITS", "ROUNDINGS", "Layer", "QuantLayer", "absmax_step", "apply_transform", "channel_mse", "fit_transform",
