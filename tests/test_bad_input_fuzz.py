@@ -1536,11 +1536,22 @@ def test_fuzz(callable_id, fuzz_server):
 # command line: the server, and a markdown report of all failures per subpackage
 # --------------------------------------------------------------------------------------------
 
+def _expand_id(callable_id, known):
+    """A package id (``theorylab.highdim``) stands for every callable discovered in it; other ids for themselves."""
+    if callable_id.count(".") != 1:
+        return [callable_id]
+    found = [c for c in known if c.startswith(callable_id + ".")]
+    if not found:
+        raise SystemExit(f"no public callable discovered in {callable_id!r}")
+    return found
+
+
 def write_report(path, ids=None):
     import tempfile
     from pathlib import Path
 
-    ids = ids or [p.values[0] for p in _params()]
+    known = [p.values[0] for p in _params()]
+    ids = [c for i in (ids or known) for c in _expand_id(i, known)]
     server = Pool(Path(tempfile.mkdtemp(prefix="theorylab-fuzz-")))
     t0 = time.monotonic()
     results = {}
@@ -1610,4 +1621,4 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["--report"]:
         write_report(sys.argv[2], sys.argv[3:] or None)
     else:
-        sys.exit("usage: python tests/test_bad_input_fuzz.py --serve | --report FILE [callable ids]")
+        sys.exit("usage: python tests/test_bad_input_fuzz.py --serve | --report FILE [callable or package ids]")
