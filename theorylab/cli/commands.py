@@ -400,7 +400,8 @@ def _calibrate_one(pid, seeds, args, folder, client, named=None):
     """Calibrate paper ``pid`` (only the claims ``named``, if given) and write its tables into ``folder``;
     with ``named``, the other claims' rows already in the tables are kept as they were."""
     from ..core.calibrate import calibrate_paper
-    claims = registry([pid]).claims_of(pid)
+    registered = registry([pid]).claims_of(pid)
+    claims = registered
     if named is not None:
         unknown = sorted(set(named) - {c.id for c in claims})
         if unknown:
@@ -419,7 +420,7 @@ def _calibrate_one(pid, seeds, args, folder, client, named=None):
     finally:
         progress.close()
     folder.mkdir(parents=True, exist_ok=True)
-    order = [c.id for c in registry([pid]).claims_of(pid)]
+    order = [c.id for c in registered]
     for table, name in ((summary, f"{pid}.csv"), (runs, f"{pid}.runs.csv")):
         _merge_rows(table, folder / name, order, replace=named is not None).to_csv(folder / name, index=False)
     return summary
@@ -433,9 +434,8 @@ def _merge_rows(table, path, order, *, replace):
     if replace and path.exists():
         kept = pd.read_csv(path)
         table = pd.concat([kept[~kept["claim"].isin(set(table["claim"]))], table], ignore_index=True)
-    rank = {c: i for i, c in enumerate(order)}
-    table = table[table["claim"].isin(rank)]
-    return table.iloc[sorted(range(len(table)), key=lambda i: (rank[table["claim"].iloc[i]], i))]
+    rank = table["claim"].map({c: i for i, c in enumerate(order)})
+    return table[rank.notna()].iloc[rank.dropna().argsort(kind="stable")]
 
 
 def cmd_calibrate(args) -> int:

@@ -92,7 +92,7 @@ def _ratio(g: pd.DataFrame) -> dict:
 
 
 def _flips(g: pd.DataFrame) -> int:
-    return int((g["status"].map(lambda s: s not in ("reproduced", "declared finding"))).sum())
+    return sum(s not in ("reproduced", "declared finding") for s in g["status"])
 
 
 def _in_band(ratio: float) -> bool:
@@ -117,11 +117,10 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                "reproduced": int(counts.get(REPRODUCED, 0)), "not_reproduced": int(counts.get(NOT_REPRODUCED, 0)),
                "inconclusive": int(counts.get(INCONCLUSIVE, 0)), "error": int(counts.get(ERROR, 0)),
                "flips": _flips(first), "stage2_runs": int(stage2.sum()), "stage2_overturned": int(overturned.sum()),
-               **stats, "confirm_seeds": len(again), "confirm_flips": _flips(again) if len(again) else 0,
-               "confirm_ratio": np.nan}
-        if len(again):
-            row["confirm_ratio"] = _ratio(again)["ratio"]
-            calibrated = _in_band(row["confirm_ratio"]) if np.isfinite(row["confirm_ratio"]) else calibrated
+               **stats, "confirm_seeds": len(again), "confirm_flips": _flips(again),
+               "confirm_ratio": _ratio(again)["ratio"] if len(again) else np.nan}
+        if np.isfinite(row["confirm_ratio"]):
+            calibrated = _in_band(row["confirm_ratio"])
         row["calibrated"] = calibrated
         row["ok"] = row["flips"] == 0 and row["confirm_flips"] == 0 and calibrated is not False
         out.append(row)
