@@ -11,6 +11,7 @@ setup(
     + [f"theorylab.validations.{p}" for p in find_packages("validations")],
     package_dir={"theorylab.validations": "validations", "theorylab.benchmarks": "benchmarks"},
     # the HTML report's templates, stylesheet and vendored KaTeX (theorylab report --html)
-    package_data={"theorylab.report": ["templates/*.j2", "static/*.css", "static/*.js", "static/katex/*",
+    package_data={"theorylab.scaffold": ["templates/*.j2"],
+                  "theorylab.report": ["templates/*.j2", "static/*.css", "static/*.js", "static/katex/*",
                                        "static/katex/fonts/*.woff2"]},
 )

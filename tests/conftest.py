@@ -1,5 +1,5 @@
 """Shared test setup: results cache in a temporary folder, CI scale, headless matplotlib; the
-mutation-test fixture (`broken_claim`) and the resume fixture (`rerun_after_losing_points`)."""
+resume fixture (`rerun_after_losing_points`)."""
 
 import os
 
@@ -19,68 +19,8 @@ def cache(tmp_path_factory):
     return Cache(root)
 
 
-def clear_memos(module=None) -> None:
-    """Forget the in-process memos (core ``@experiment``), so a run after a patch recomputes and no
-    patched number outlives the test.  The one place that knows how validation modules memoise."""
-    from theorylab.core import clear_experiments
-
-    clear_experiments()
-
-
-class BrokenClaim:
-    """The mutation-test protocol (DEVELOPERS.md, "A mutation per paper"), one call per run.
-
-    ``broken_claim(claim_key, target, replacement, overrides=None)`` patches ``target`` with
-    ``replacement`` (``target``: a dotted path ``"pkg.module.attr"`` or an ``(object, "attr")``
-    pair; ``None``: no new patch, e.g. after the test patched a dict itself), clears the claim's
-    module memos, runs ``"paper:claim"`` at ci scale with root seed 0 and no result cache, and
-    returns the :class:`~theorylab.core.checks.Result`.  ``broken_claim.intact(claim_key, ...)``
-    runs it the same way without a patch (the baseline some tests assert first; ``cache=`` lets it
-    share the session cache).  Patches are undone and memos cleared at teardown.
-    """
-
-    def __init__(self, monkeypatch):
-        self.monkeypatch = monkeypatch
-        self.modules = {}
-
-    def _claim(self, claim_key: str):
-        import importlib
-
-        from theorylab.core.checks import REGISTRY
-
-        paper = claim_key.partition(":")[0]
-        importlib.import_module(f"theorylab.validations.{paper}")  # registers the paper's claims
-        c = REGISTRY.claims[claim_key]
-        module = importlib.import_module(c.func.__module__)
-        self.modules[module.__name__] = module
-        return c, module
-
-    def intact(self, claim_key: str, *, overrides=None, cache=None):
-        from theorylab.core.checks import run_claim
-
-        c, module = self._claim(claim_key)
-        clear_memos(module)
-        return run_claim(c, "ci", seed=0, cache=cache, overrides=overrides)
-
-    def __call__(self, claim_key: str, target=None, replacement=None, *, overrides=None):
-        if isinstance(target, str):
-            self.monkeypatch.setattr(target, replacement)
-        elif target is not None:
-            obj, name = target
-            self.monkeypatch.setattr(obj, name, replacement)
-        return self.intact(claim_key, overrides=overrides)
-
-    def close(self):
-        for module in self.modules.values():
-            clear_memos(module)
-
-
-@pytest.fixture
-def broken_claim(monkeypatch):
-    """A :class:`BrokenClaim` bound to this test's monkeypatch."""
-    runner = BrokenClaim(monkeypatch)
-    yield runner
-    runner.close()                 # before monkeypatch undoes the patches: nothing runs in between
+# The mutation-test fixture `broken_claim` is theorylab's pytest plugin's (theorylab/pytest_plugin.py,
+# loaded through its pytest11 entry point), the same one users' packages get.
 
 
 @pytest.fixture

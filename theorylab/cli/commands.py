@@ -60,6 +60,20 @@ def require_writable(args, *folders) -> None:
                              f"choose a writable folder with --out DIR") from None
 
 
+def refuse_external_publish(args, paper_ids) -> None:
+    """``--publish`` writes theorylab's checkout: a paper registered by another package never goes there."""
+    if not getattr(args, "publish", False):
+        return
+    from ..core.papers import external_papers
+
+    ext = [p for p in dict.fromkeys(paper_ids) if p in external_papers()]
+    if ext:
+        raise ValueError(f"--publish writes theorylab's own results/, figures/ and ledger; {', '.join(ext)} "
+                         f"{'is a paper' if len(ext) == 1 else 'are papers'} of another package (entry point "
+                         f"theorylab.papers): run without --publish, its outputs go to --out DIR "
+                         f"($THEORYLAB_OUT or <cache>/out)")
+
+
 def _cache(args):
     from ..core.cache import Cache
 
@@ -147,11 +161,30 @@ def _print_results(results, fmt, verbose, scale):
 
 def cmd_list(args) -> int:
     from ..core.checks import discover
+    from ..core.papers import external_papers
 
     reg = discover()
-    rows = [(pid, len(reg.claims_of(pid)), len(reg.figures_of(pid)), len(reg.benchmarks_of(pid)), reg.papers[pid].title)
-            for pid in sorted(reg.papers)]
-    print(_table(rows, ["paper", "claims", "figures", "benchmarks", "title"]))
+    ext = external_papers()
+    rows = [(pid, len(reg.claims_of(pid)), len(reg.figures_of(pid)), len(reg.benchmarks_of(pid)),
+             ext.get(pid, "theorylab"), reg.papers[pid].title) for pid in sorted(reg.papers)]
+    print(_table(rows, ["paper", "claims", "figures", "benchmarks", "from", "title"]))
+    return 0
+
+
+def cmd_new(args) -> int:
+    """``theorylab new PAPER --in DIR``: the scaffold of :mod:`theorylab.scaffold`."""
+    from ..scaffold import scaffold
+
+    out = scaffold(args.paper, args.folder, package=args.package, title=args.title, authors=args.authors)
+    for path in out["written"]:
+        print(f"wrote   {path}")
+    for path in out["skipped"]:
+        print(f"kept    {path} (exists)")
+    folder = Path(args.folder)
+    if not out["pyproject_written"]:
+        print(f"\n{folder / 'pyproject.toml'} exists: add these lines to it to register the paper:\n\n"
+              f"{out['entry_points']}")
+    print(f"\nnext:\n  pip install -e {folder}\n  cd {folder} && pytest -p theorylab\n  theorylab check {args.paper}")
     return 0
 
 
@@ -162,6 +195,9 @@ def cmd_check(args) -> int:
     if overrides and args.publish:
         raise ValueError("--set makes a run non-standard; it cannot be --publish'ed to the committed results")
     claims = select_claims(args.targets, all_=args.all, keyword=args.keyword)
+    if args.publish and args.all:
+        claims = [c for c in claims if c.func.__module__.startswith("theorylab.")]
+    refuse_external_publish(args, [c.paper.id for c in claims])
     _check_overrides_apply(claims, args.scale, overrides)
     if not args.no_record:
         require_writable(args, results_root(args))
@@ -245,6 +281,9 @@ def cmd_figures(args) -> int:
     if args.publish and args.scale != "full":
         raise ValueError("--publish writes the committed full-scale figures; use --scale full (the default)")
     figs = _figure_targets(args)
+    if args.publish and args.all:
+        figs = [f for f in figs if f.func.__module__.startswith("theorylab.")]
+    refuse_external_publish(args, [f.paper.id for f in figs])
     outdir = figures_dir() if args.publish else out_root(args) / "figures"
     require_writable(args, outdir)
     progress = Progress(len(figs), f"figures ({args.scale})", enabled=not args.no_progress)
@@ -286,7 +325,12 @@ def cmd_report(args) -> int:
     ledger_file = ledger_path() if args.publish else out_root(args) / "paper_checks.md"
     require_writable(args, ledger_file.parent, roots[0])
     records = {}
-    for pid in (select_papers(args.targets) if args.targets else sorted(reg.papers)):
+    pids = select_papers(args.targets) if args.targets else sorted(reg.papers)
+    if args.publish:  # the committed ledger holds theorylab's own papers only
+        from ..core.papers import builtin_papers
+
+        pids = [p for p in pids if p in builtin_papers()]
+    for pid in pids:
         doc = ledger.best_record(pid, roots=roots)
         if doc is None:
             _eprint(f"{pid}: no current record; running it at scale {args.scale}")
@@ -452,6 +496,11 @@ def cmd_calibrate(args) -> int:
             named[pid] = None
         elif named.get(pid, ()) is not None:
             named.setdefault(pid, []).append(cid)
+    if args.publish and args.all:
+        from ..core.papers import builtin_papers
+
+        papers = [p for p in papers if p in builtin_papers()]
+    refuse_external_publish(args, papers)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
     require_writable(args, folder)
@@ -549,6 +598,11 @@ def cmd_reproduce(args) -> int:
     from ..core.plotting import save_figure
 
     papers = select_papers(args.targets, all_=not args.targets)
+    if args.publish and not args.targets:
+        from ..core.papers import builtin_papers
+
+        papers = [p for p in papers if p in builtin_papers()]
+    refuse_external_publish(args, papers)
     reg = registry(papers if args.targets else None)
     cache, folder = _cache(args), results_root(args)
     fig_dir = figures_dir() if args.publish else out_root(args) / "figures"

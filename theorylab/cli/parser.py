@@ -84,6 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
     t = command("cite", _c.cmd_cite, "BibTeX of a paper and of theorylab")
     targets(t, "PAPER")
 
+    n = command("new", _c.cmd_new, "scaffold a paper of your own in your package (claims, figure, tests, notebook)")
+    n.add_argument("paper", metavar="PAPER", help="the new paper's id (a Python identifier)")
+    n.add_argument("--in", dest="folder", required=True, metavar="DIR",
+                   help="your package's project folder (created if missing)")
+    n.add_argument("--package", help="the package's import name (default: DIR's name)")
+    n.add_argument("--title", default="", help="the paper's title")
+    n.add_argument("--authors", default="", help="the paper's authors")
+
     rp = command("reproduce", _c.cmd_reproduce, "every claim and figure at full scale, timed per paper (resumable)")
     rp.add_argument("targets", nargs="*", metavar="PAPER", help="papers (default: all)")
     rp.add_argument("--seed", type=int, default=0)

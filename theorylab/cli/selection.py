@@ -27,12 +27,10 @@ def _keyword_matcher(expr: str):
 
 
 def known_papers() -> list[str]:
-    """Paper ids, read from the names of the validation modules without importing any."""
-    import importlib
-    import pkgutil
+    """Paper ids, theorylab's and those other packages register (entry points), without importing any."""
+    from ..core.papers import known_papers as _known
 
-    pkg = importlib.import_module("theorylab.validations")
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    return _known()
 
 
 def registry(paper_ids=None, *, benchmarks=False):
@@ -47,13 +45,16 @@ def registry(paper_ids=None, *, benchmarks=False):
 
     if paper_ids is None:
         return discover()
+    from ..core.papers import benchmark_module_of, import_paper
+
     for pid in paper_ids:
-        importlib.import_module(f"theorylab.validations.{pid}")
-        if benchmarks:
+        import_paper(pid)
+        bench = benchmark_module_of(pid) if benchmarks else ""
+        if bench:
             try:
-                importlib.import_module(f"theorylab.benchmarks.{pid}")
+                importlib.import_module(bench)
             except ModuleNotFoundError as exc:
-                if exc.name not in (f"theorylab.benchmarks.{pid}", "theorylab.benchmarks"):
+                if exc.name not in (bench, "theorylab.benchmarks"):
                     raise
     if any(pid not in REGISTRY.papers for pid in paper_ids):  # a module not named after its paper
         return discover()

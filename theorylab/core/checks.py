@@ -354,7 +354,8 @@ _DISCOVERED = False
 
 
 def discover(packages=("theorylab.validations", "theorylab.benchmarks")) -> Registry:
-    """Import every module of the validation (and benchmark) packages; return the registry.
+    """Import every module of the validation (and benchmark) packages, and the modules of papers
+    registered by other packages (entry points, :mod:`theorylab.core.papers`); return the registry.
 
     The repository's top-level ``validations/`` and ``benchmarks/`` install as
     ``theorylab.validations`` and ``theorylab.benchmarks`` (see setup.py), so a folder of the same
@@ -376,6 +377,10 @@ def discover(packages=("theorylab.validations", "theorylab.benchmarks")) -> Regi
         for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
             if not mod.name.startswith("_"):
                 importlib.import_module(f"{pkg_name}.{mod.name}")
+    if packages[0] == "theorylab.validations":  # and the papers other packages register (core.papers)
+        from .papers import import_external
+
+        import_external()
     if not REGISTRY.papers:
         where = getattr(importlib.import_module(packages[0]), "__path__", ["?"])
         raise RuntimeError(f"discover found no paper in {packages[0]!r} (searched {list(where)}); "

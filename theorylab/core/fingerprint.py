@@ -31,7 +31,8 @@ PRESENTATION = (
     "theorylab.core.paths", "theorylab.core.timing", "theorylab.core.progress", "theorylab.core.report",
     "theorylab.core.report.*", "theorylab.core.html", "theorylab.core.calibrate", "theorylab.core.dask_backend",
     "theorylab.core.interrupt", "theorylab.core.fingerprint", "theorylab.core.records",
-    "theorylab.report", "theorylab.report.*",
+    "theorylab.report", "theorylab.report.*", "theorylab.core.papers", "theorylab.pytest_plugin",
+    "theorylab.scaffold", "theorylab.scaffold.*",
 )
 
 
@@ -64,11 +65,42 @@ def _search_roots(top: str) -> list[Path]:
     return _ROOTS[top]
 
 
+_EXT_ROOTS: dict[str, list] = {}
+
+
+def _external_roots(top: str) -> tuple[Path | None, list[Path]]:
+    """(file of the top-level module, folders of its submodules) of a package that is not theorylab."""
+    if top not in _EXT_ROOTS:
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        origin = Path(spec.origin) if spec is not None and spec.origin and spec.origin.endswith(".py") else None
+        locs = list(getattr(spec, "submodule_search_locations", None) or []) if spec else []
+        _EXT_ROOTS[top] = [origin] + [Path(p) for p in locs]
+    first, *rest = _EXT_ROOTS[top]
+    return first, rest
+
+
+def _locate_external(parts: list[str]) -> tuple[Path, bool] | None:
+    """(file, is_package) of a module of another package (a user's paper), or None."""
+    origin, roots = _external_roots(parts[0])
+    if len(parts) == 1:
+        return (origin, origin.name == "__init__.py") if origin is not None and origin.is_file() else None
+    for root in roots:
+        base = root.joinpath(*parts[1:])
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py", True
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), False
+    return None
+
+
 def locate(module: str) -> tuple[Path, bool] | None:
-    """(file, is_package) of a theorylab module, or None when there is no such source file."""
+    """(file, is_package) of a module with a source file (theorylab's, or another package's), or None."""
     parts = module.split(".")
     if parts[0] != "theorylab":
-        return None
+        return _locate_external(parts) if all(p.isidentifier() for p in parts) else None
     if len(parts) == 1:
         return PKG_ROOT / "__init__.py", True
     for root in _search_roots(parts[1]):
@@ -120,6 +152,7 @@ _IMPORTS: dict = {}
 
 def _parse_imports(source: bytes, module: str, is_pkg: bool) -> frozenset:
     package = _package_of(module, is_pkg)
+    tops = {"theorylab", module.split(".")[0]}  # theorylab and the module's own package (a user's paper)
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
@@ -129,20 +162,21 @@ def _parse_imports(source: bytes, module: str, is_pkg: bool) -> frozenset:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target.split(".")[0] != "theorylab":
+            if target.split(".")[0] not in tops:
                 continue
             found.add(target)
             for alias in node.names:
                 if alias.name != "*" and locate(f"{target}.{alias.name}") is not None:
                     found.add(f"{target}.{alias.name}")
         elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "theorylab")
+            found.update(a.name for a in node.names if a.name.split(".")[0] in tops)
     if any(word in source for word in (b"import_module", b"pkgutil", b"__import__")):
         found |= _package_modules(package)
     with_parents = set()
     for name in found:
         parts = name.split(".")
-        with_parents.update(".".join(parts[:k]) for k in range(2, len(parts) + 1))
+        first = 2 if parts[0] == "theorylab" else 1  # theorylab's __init__ is presentation; a user's runs
+        with_parents.update(".".join(parts[:k]) for k in range(first, len(parts) + 1))
     return frozenset(with_parents)
 
 
@@ -155,7 +189,7 @@ def computing_files(module_name: str) -> dict[str, Path]:
     if found[1]:  # a package (e.g. validations/<paper>/): all of its files
         todo |= _package_modules(module_name)
     parts = module_name.split(".")
-    todo.update(".".join(parts[:k]) for k in range(2, len(parts)))
+    todo.update(".".join(parts[:k]) for k in range(2 if parts[0] == "theorylab" else 1, len(parts)))
     done: dict[str, Path] = {}
     seen: set[str] = set()
     while todo:
@@ -177,20 +211,13 @@ def compute_fingerprint(module_name: str | None) -> str:
     """The fingerprint of ``module_name``, computed now (see :func:`code_fingerprint`)."""
     h = hashlib.sha256(theorylab.__version__.encode())
     files = None
-    if module_name and module_name.split(".")[0] == "theorylab":
+    if module_name:
+        # theorylab's modules, and a module of another package (a user's paper, a test's): its own
+        # package's modules it imports are followed like theorylab's
         try:
             files = computing_files(module_name)
         except ValueError:
             files = None
-    elif module_name:
-        try:
-            spec = importlib.util.find_spec(module_name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None and spec.origin and Path(spec.origin).is_file():
-            # a module outside theorylab (a test's, a user's): its source and all of theorylab it may use
-            h.update(read_source(Path(spec.origin)))
-            module_name = None
     if files is None:  # unknown: the whole package, presentation aside
         h.update((module_name or "").encode())
         files = {}
@@ -212,6 +239,8 @@ def code_fingerprint(module_name: str | None) -> str:
 
     Computed once per process and module (the source of a running process does not change).
     ``None`` or a module that cannot be located hashes all of ``theorylab`` except presentation.
+    A module of another package (a paper registered by entry point) is followed like theorylab's:
+    its file, the modules of its own package it imports, and the theorylab modules it reaches.
     """
     fp = _MEMO.get(module_name)
     if fp is None:

@@ -29,9 +29,12 @@ def paper_fingerprint(paper_id: str) -> str:
     """Fingerprint of the code behind a paper's results (its validation module and what it uses)."""
     import importlib.util
 
-    if importlib.util.find_spec(f"theorylab.validations.{paper_id}") is None:
+    from .papers import module_of
+
+    module = module_of(paper_id)
+    if importlib.util.find_spec(module) is None:
         raise ValueError(f"no validation module for paper {paper_id!r}")
-    return code_fingerprint(f"theorylab.validations.{paper_id}")
+    return code_fingerprint(module)
 
 
 def _versions() -> dict:

@@ -59,12 +59,10 @@ SOURCES = ("user", "committed")
 
 
 def _known_papers() -> list[str]:
-    """Paper ids: the modules of ``theorylab.validations`` (found without importing them)."""
-    import importlib
-    import pkgutil
+    """Paper ids, theorylab's and other packages' (found without importing them)."""
+    from .papers import known_papers
 
-    pkg = importlib.import_module("theorylab.validations")
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    return known_papers()
 
 
 def _names(value, what, allowed):

@@ -344,7 +344,9 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
     for pid in ids:
         paper = reg.papers[pid]
         doc, current = find_record(pid, roots)
-        calib = _calibration(pid, project / "results")
+        # the checkout's tables and figures first, then the user's output folders (papers of other packages)
+        homes = [project / "results"] + [r.parent for r in roots if r.parent != project]
+        calib = next((t for t in (_calibration(pid, h) for h in homes) if t), {})
         rows = claim_rows(pid, reg, doc, calib)
         counts = dict.fromkeys(STATUSES, 0)
         for r in rows:
@@ -352,8 +354,9 @@ def write_site(out_dir, papers=None, *, roots=None, project=None) -> dict:
                 counts[r.status] += 1
         figs = []
         for f in reg.figures_of(pid):
-            png = project / "figures" / pid / f"{f.name}.png"
-            data = project / "figures" / pid / f"{f.name}.csv"
+            folder = next((h / pid for h in [project / "figures"] + [r.parent / "figures" for r in roots]
+                           if (h / pid / f"{f.name}.png").exists()), project / "figures" / pid)
+            png, data = folder / f"{f.name}.png", folder / f"{f.name}.csv"
             item = {"name": f.name, "caption": f.caption, "png": None, "csv": None,
                     "command": f"theorylab figures {pid}:{f.name}"}
             if png.exists():
@@ -417,6 +420,9 @@ def report_command(args) -> int:
         if getattr(args, "out", None):
             raise ValueError("--html: give either --out DIR or --publish (which writes docs/), not both")
         out, roots = project_root() / "docs", [results_dir()]
+        from theorylab.core.papers import builtin_papers
+
+        targets = builtin_papers()  # the published site holds theorylab's own papers only
     else:
         out = Path(args.out) if getattr(args, "out", None) else user_out / "site"
         roots = [user_out / "results", results_dir()]
