@@ -547,7 +547,7 @@ def subpackages():
 
     names = ["theorylab.core"]
     names += sorted(f"theorylab.{m.name}" for m in pkgutil.iter_modules(theorylab.__path__)
-                    if m.ispkg and m.name not in ("core", "cli", "report"))  # cli, report: tools, tested on their own
+                    if m.ispkg and m.name not in ("core", "cli", "report", "scaffold"))  # tools, tested on their own
     return names
 
 

@@ -13,9 +13,9 @@ import pytest
 import theorylab
 
 ROOT = Path(theorylab.__file__).parent
-# the field packages (simulators); core, the command line and the HTML report are not fields
+# the field packages (simulators); core, the command line, the HTML report and the scaffold are not fields
 FIELDS = sorted(m.name for m in pkgutil.iter_modules(theorylab.__path__)
-                if m.ispkg and m.name not in ("core", "cli", "report"))
+                if m.ispkg and m.name not in ("core", "cli", "report", "scaffold"))
 
 
 def _public_submodules(package):

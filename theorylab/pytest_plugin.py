@@ -116,9 +116,7 @@ def failure_message(claim, r) -> str:
              f"  tolerance:  {r.tolerance}",
              f"  declared:   {declared}",
              f"  seed:       {r.seed} (root 0)"]
-    if r.stage == 2:
-        lines.append(f"  stage:      {r.stage_text}")
-    if r.note:
+    if r.note:  # with stage 2, the note says what the replicate did
         lines.append(f"  note:       {r.note}")
     return "\n".join(lines)
 
@@ -133,7 +131,7 @@ def pytest_collection_modifyitems(session, config, items):
     except ValueError as exc:  # a refused entry point (core.papers): say why, do not crash collection
         raise pytest.UsageError(f"theorylab: {exc}") from None
     for c in claims:
-        items.append(ClaimItem.from_parent(session, name=c.key, claim=c, scale=scale))
+        items.append(ClaimItem.from_parent(session, name=c.key, nodeid=c.key, claim=c, scale=scale))
 
 
 def pytest_report_header(config):

@@ -41,7 +41,19 @@ ERROR = "error"
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper: its stable short id (names the validation module and figure folder)."""
+    """A paper: its stable short id, which names its module, figure folder and records.
+
+    Parameters
+    ----------
+    id : str
+        A short identifier (letters, digits, ``_``), stable across versions.
+    title, authors : str
+        As on the paper.
+    venue : str
+        Where it appeared (default ``"ICLR 2025"``).
+    arxiv : str
+        The arXiv id, if any.
+    """
 
     id: str
     title: str
@@ -151,7 +163,40 @@ class Benchmark:
 
 @dataclass
 class Result:
-    """The outcome of one claim at one scale."""
+    """The outcome of one claim at one scale (what :func:`run_claim` returns and records hold).
+
+    Parameters
+    ----------
+    paper, claim : str
+        Which claim.
+    statement, citation : str
+        As declared, with the statement's placeholders filled.
+    scale : str
+        ``"ci"`` or ``"full"``.
+    seed : int
+        The claim's stream seed.
+    verdict : str
+        ``reproduced``, ``not reproduced``, ``inconclusive`` or ``error``.
+    measured, predicted, tolerance : str
+        The measurement with its interval, the prediction, and the tolerance rule, as text.
+    measured_value : float
+        The point estimate (NaN where there is none).
+    expect_reproduced : bool
+        The declaration (False for a declared finding).
+    runtime_s : float
+        Seconds the claim took.
+    params : dict
+        The parameters run.
+    note : str
+        Anything the evidence or the rule adds.
+    data : DataFrame, optional
+        The table behind the measurement.
+    numbers : dict
+        The machine-readable numbers (``value``, ``ci_low``/``ci_high``, ``fw_low``/``fw_high``, ...).
+    root_seed, fingerprint, standard, stage, stage1
+        The root seed, the code fingerprint, whether the parameters were the scale's, which stage
+        decided, and stage 1's verdict when stage 2 ran.
+    """
 
     paper: str
     claim: str
@@ -292,20 +337,43 @@ def _bind(func, fixed: dict):
 def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales: dict,
           expect_reproduced: bool = True, why_not: str = "", stream: str = "", source: str = "", ref: str = "",
           fixed: dict | None = None):
-    """Register a claim function (see the module docstring).
+    """Register a claim function: it takes the scale's parameters and ``seed`` and returns evidence.
 
-    ``stream``: claims naming the same stream get the same seed, so that several claims can be
-    read off one experiment (e.g. a level and a rate from one sweep, memoised in the module);
-    by default each claim draws its own independent stream.
-    ``statement`` may hold ``{name}`` placeholders, filled from the scale's parameters when it runs.
-    ``source``: where the statement comes from, one of :data:`SOURCES` (the paper's text, the
-    authors' code, a third-party restatement, or our derivation); ``ref``: where in it (``"Thm 3.2"``,
-    ``"authors' repository, optim.py"``); ``citation`` keeps the detail.
-    ``fixed``: arguments bound to the function for this claim, so that a table of claims is one
-    module-level function declared once per row::
+    Parameters
+    ----------
+    paper : Paper
+        The paper the claim belongs to.
+    claim_id : str
+        The claim's id within the paper (``paper:claim`` names it on the command line).
+    statement : str
+        What the paper states, in words; ``{name}`` placeholders are filled from the parameters run.
+    citation : str
+        Where it is stated or derived, in detail.
+    scales : dict
+        Keyword parameters per scale, ``{"ci": {...}, "full": {...}}`` (both required).
+    expect_reproduced : bool
+        False declares a finding: the claim is expected *not* to reproduce, and ``why_not`` says why.
+    why_not : str
+        The reason a declared finding does not reproduce (required with ``expect_reproduced=False``).
+    stream : str
+        Claims naming the same stream get the same seed, so several claims can read one experiment
+        (e.g. a level and a rate from one sweep); by default each claim draws its own stream.
+    source : {"paper", "code", "third-party", "derived"}
+        Where the statement comes from: the paper's text, the authors' code, a third-party
+        restatement, or a derivation of ours (never cited as the paper's).
+    ref : str
+        Where in the source (``"Thm 3.2"``, ``"authors' repository, optim.py"``).
+    fixed : dict, optional
+        Arguments bound to the function for this claim, so that a table of claims is one
+        module-level function declared once per row::
 
-        for beta in (0.5, 1.0, 2.0):
-            claim(PAPER, f"power_law_beta_{beta:g}", ..., fixed=dict(beta=beta))(power_law_claim)
+            for beta in (0.5, 1.0, 2.0):
+                claim(PAPER, f"power_law_beta_{beta:g}", ..., fixed=dict(beta=beta))(power_law_claim)
+
+    Returns
+    -------
+    callable
+        A decorator; the decorated function gets a ``claim`` attribute (the registered claim).
     """
     if not expect_reproduced and not why_not:
         raise ValueError(f"{paper.id}:{claim_id}: a claim not expected to reproduce needs why_not")
@@ -326,7 +394,24 @@ def claim(paper: Paper, claim_id: str, *, statement: str, citation: str, scales:
 
 
 def figure(paper: Paper, name: str, *, caption: str, scales: dict):
-    """Register a figure function ``f(*, seed, **params) -> (matplotlib Figure, DataFrame)``."""
+    """Register a figure function ``f(*, seed, **params) -> (matplotlib Figure, DataFrame)``.
+
+    Parameters
+    ----------
+    paper : Paper
+        The paper the figure belongs to.
+    name : str
+        The figure's name: files ``<name>.png`` and ``<name>.csv`` (the plotted data).
+    caption : str
+        What the figure shows, written under it in the report.
+    scales : dict
+        Keyword parameters per scale, ``{"ci": {...}, "full": {...}}``.
+
+    Returns
+    -------
+    callable
+        A decorator; the decorated function gets a ``figure`` attribute.
+    """
 
     def deco(func):
         REGISTRY.add_paper(paper)
@@ -339,7 +424,21 @@ def figure(paper: Paper, name: str, *, caption: str, scales: dict):
 
 
 def benchmark(paper_id: str, name: str):
-    """Register a benchmark ``f(*, quick: bool) -> dict`` (keys incl. ``ratio``; printed by the CLI)."""
+    """Register a benchmark ``f(*, quick: bool) -> dict`` (printed by ``theorylab bench``).
+
+    Parameters
+    ----------
+    paper_id : str
+        The paper's id.
+    name : str
+        The benchmark's name.
+
+    Returns
+    -------
+    callable
+        A decorator.  The function's dict must hold ``ratio``: reference time / theorylab's time,
+        both measured in the same process on the same inputs (its docstring says what the reference is).
+    """
 
     def deco(func):
         b = Benchmark(paper_id, name, func)
@@ -517,10 +616,29 @@ def run_claim(c: Claim, scale: str = "ci", seed: int = 0, *, cache=None, force=F
     replicate stream) only when stage 1 contradicts the declaration (see
     :mod:`theorylab.core.evidence`).  Each stage runs inside
     :func:`~theorylab.core.context.using_run` (its key and the cache), so its sweeps store each
-    point.  ``overrides`` replace scale parameters; the result is then marked non-standard
-    (``standard=False``) and is never written to the committed ledger.  A signal during the run
-    raises :class:`~theorylab.core.interrupt.Interrupted` (never an ``error`` row); any other
-    exception becomes an ``error`` result with the exception attached.
+    point.  A signal during the run raises :class:`~theorylab.core.interrupt.Interrupted` (never an
+    ``error`` row); any other exception becomes an ``error`` result with the exception attached.
+
+    Parameters
+    ----------
+    c : Claim
+        The claim (a decorated function's ``.claim``).
+    scale : {"ci", "full"}
+        Which parameters to run.
+    seed : int
+        The root seed.
+    cache : Cache, optional
+        A result cache; None (default) computes everything.
+    force : bool
+        Recompute at every level (claim, experiments, sweep points) even with a cache.
+    overrides : dict, optional
+        Parameters replacing the scale's; the result is then marked ``standard=False`` and is never
+        written to the committed ledger.
+
+    Returns
+    -------
+    Result
+        The verdict, the numbers behind it and how it was reached (``result.ok``, ``result.status``).
     """
     from .context import current_run
     from .fingerprint import code_fingerprint

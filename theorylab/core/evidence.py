@@ -166,7 +166,20 @@ def _pct(level: float) -> str:
 
 @dataclass
 class Evidence:
-    """Base class; ``data`` is the table behind the measurement, ``note`` free text."""
+    """What a claim function returns: a measurement that decides its own verdict.
+
+    Subclasses: :class:`Estimate`, :class:`Slope`, :class:`Bound`, :class:`Proportion`,
+    :class:`Identity`.  Every verdict follows the rule of this module: *not reproduced* needs the
+    interval widened to the family-wise level to exclude the prediction; *inconclusive* means too
+    noisy to tell.
+
+    Parameters
+    ----------
+    data : DataFrame, optional
+        The table behind the measurement (recorded with the result).
+    note : str
+        Free text shown with the verdict.
+    """
 
     data: pd.DataFrame | None = field(default=None, kw_only=True)
     note: str = field(default="", kw_only=True)
@@ -212,13 +225,28 @@ class Evidence:
 
 @dataclass
 class Estimate(Evidence):
-    """A point estimate ``value`` with confidence interval ``ci`` against ``predicted``.
+    """A point estimate with a confidence interval against a predicted value.
 
     Reproduced iff ``predicted`` lies in ``[fw_lo - tol, fw_hi + tol]``, the family-wise
     widening of ``ci`` (module docstring) plus ``tol = atol + rtol * |predicted|``, the stated
     model tolerance (pre-asymptotic effects, discretisation), not a Monte Carlo allowance: the CI
     carries that.  Inconclusive if the value or CI is not finite, or the reported CI is wider than
-    ``max_ci_width`` (default: 50% of |predicted| or ``atol`` if larger).
+    ``max_ci_width``.  :meth:`from_se` builds one from a standard error.
+
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    ci : (float, float)
+        Its confidence interval at ``level``.
+    predicted : float
+        The value the claim predicts.
+    rtol, atol : float
+        The model tolerance, relative to ``|predicted|`` and absolute, stated before the run (>= 0).
+    max_ci_width : float, optional
+        Wider reported intervals are inconclusive (default: 50% of ``|predicted|``, or ``atol`` if larger).
+    level : float
+        The confidence level of ``ci`` (default 0.95).
     """
 
     value: float
@@ -303,9 +331,21 @@ class Estimate(Evidence):
 class Slope(Evidence):
     """A fitted log-log slope against a predicted exponent.
 
-    ``side``: ``"equal"`` (the exponent is ``predicted``), ``"at_least"`` (the quantity is
-    O(x^predicted), so the slope must not be significantly below it) or ``"at_most"``.
-    Inconclusive on the noise floor or if the CI is wider than ``max_ci_width``.
+    Inconclusive on the noise floor (``fit.noise_floor``) or if the CI is wider than ``max_ci_width``.
+
+    Parameters
+    ----------
+    fit : RateFit
+        The fit, from :func:`~theorylab.core.rates.fit_loglog` (its window and CI are reported).
+    predicted : float
+        The predicted exponent.
+    tol : float
+        A model tolerance on the exponent (finite-window bias), stated before the run (>= 0).
+    side : {"equal", "at_least", "at_most"}
+        ``"equal"``: the exponent is ``predicted``; ``"at_least"``: the quantity is O(x^predicted),
+        so the slope must not be significantly below it; ``"at_most"``: the reverse.
+    max_ci_width : float
+        Wider intervals are inconclusive (default 1.0).
     """
 
     fit: RateFit
@@ -371,11 +411,24 @@ class Slope(Evidence):
 
 @dataclass
 class Bound(Evidence):
-    """``value`` (with CI) against a claimed bound: ``side="<="`` means value <= bound.
+    """A value (with an optional CI) against a claimed bound.
 
     Reproduced if the whole reported CI (at ``level``) is on the claimed side, not reproduced
     if the whole family-wise interval is on the wrong side, inconclusive in between.  Without
     a CI the value is exact (a deterministic computation).
+
+    Parameters
+    ----------
+    value : float
+        The measured quantity.
+    bound : float
+        The claimed bound.
+    side : {"<=", ">="}
+        ``"<="`` claims value <= bound.
+    ci : (float, float), optional
+        The value's confidence interval at ``level``; None for an exact value.
+    level : float
+        The confidence level of ``ci`` (default 0.95).
     """
 
     value: float
@@ -442,9 +495,20 @@ class Bound(Evidence):
 class Proportion(Evidence):
     """"A beats B in at least ``threshold`` of runs": ``successes`` out of ``trials``.
 
-    Reproduced if the Clopper–Pearson lower confidence limit at ``level`` is >= ``threshold``;
+    Reproduced if the Clopper-Pearson lower confidence limit at ``level`` is >= ``threshold``;
     not reproduced if the upper limit at the family-wise level is below it; inconclusive in
     between (too few runs).
+
+    Parameters
+    ----------
+    successes : int
+        Runs in which the event happened (0 <= successes <= trials).
+    trials : int
+        Independent runs (>= 1).
+    threshold : float
+        The claimed least frequency, in [0, 1].
+    level : float
+        The confidence level of the reported interval (default 0.95).
     """
 
     successes: int
@@ -503,10 +567,22 @@ class Proportion(Evidence):
 
 @dataclass
 class Identity(Evidence):
-    """An identity checked exactly (``atol=0``, e.g. in rationals) or to a float tolerance.
+    """An identity checked exactly (``atol=0``, e.g. in rationals) or to a float margin.
 
-    ``discrepancy`` is the largest |lhs - rhs| over the instances tried (0 for exact
-    equality), ``instances`` how many were tried.
+    Reproduced iff ``|discrepancy| <= atol``; a non-finite discrepancy is *not reproduced* (a
+    violation or a broken computation), no instance is *inconclusive*.  An equality checked in
+    floating point states its margin ``atol`` before it runs.
+
+    Parameters
+    ----------
+    discrepancy : float
+        The largest ``|lhs - rhs|`` over the instances tried (0 for exact equality).
+    instances : int
+        How many instances were tried (>= 0).
+    atol : float
+        The margin (>= 0), e.g. a few ulps times the condition of the computation.
+    what : str
+        What is compared, for the report (default ``"lhs - rhs"``).
     """
 
     discrepancy: float

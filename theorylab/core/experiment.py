@@ -55,7 +55,7 @@ class ExperimentEntry:
 
 
 def clear_experiments() -> None:
-    """Forget every memoised experiment of this process."""
+    """Forget every memoised experiment of this process (tests that patch a simulator call it)."""
     _MEMO.clear()
 
 
@@ -64,10 +64,26 @@ def _memo_key(paper_id, name, params) -> str:
 
 
 def experiment(paper, name: str | None = None, *, disk: bool = True):
-    """Declare ``fn`` a shared experiment of ``paper`` (see the module docstring).
+    """Declare ``fn`` a shared experiment of ``paper``: computed once, read by several claims.
 
-    ``name`` (default: the function's name) identifies it in the cache; its arguments must be
-    plain values (numbers, strings, tuples), which key it.  ``disk=False``: memoised in-process only.
+    A call is served from the in-process memo, else the run's disk cache (keyed by the paper, the
+    experiment, its arguments and the code's fingerprint), else computed (see the module docstring);
+    ``--no-cache`` and ``--force`` hold at every level.
+
+    Parameters
+    ----------
+    paper : Paper
+        The paper the experiment belongs to.
+    name : str, optional
+        Identifies it in the cache (default: the function's name).
+    disk : bool
+        False: memoised in-process only (a cheap deterministic piece, e.g. a problem instance).
+
+    Returns
+    -------
+    callable
+        A decorator; the function's arguments must be plain values (numbers, strings, tuples),
+        which key it.
     """
     pid = getattr(paper, "id", None)
     if not isinstance(pid, str):

@@ -44,7 +44,30 @@ def _stats():
 
 @dataclass(frozen=True)
 class RateFit:
-    """A log-log slope with its confidence interval."""
+    """A log-log slope with its confidence interval (what :func:`fit_loglog` returns).
+
+    Parameters
+    ----------
+    slope, intercept : float
+        The least-squares line ``log y = intercept + slope log x`` over the window.
+    ci : (float, float)
+        The slope's confidence interval at ``level``.
+    stderr : float
+        The slope's standard error.
+    level : float
+        The confidence level of ``ci``.
+    method : str
+        How the interval was obtained (bootstrap over repetitions, parametric bootstrap, OLS t).
+    window : (float, float)
+        The fitted range of x.
+    n_points : int
+        Points in the window.
+    noise_floor : bool
+        True when the smallest value in the window is within noise (its standard error exceeds
+        ``noise_floor_ratio`` of it): a :class:`~theorylab.core.evidence.Slope` is then inconclusive.
+    x, y, y_se : ndarray
+        The data fitted (``y_se`` None without standard errors).
+    """
 
     slope: float
     intercept: float
@@ -121,6 +144,18 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
         Inclusive range of ``x`` fitted (``None`` ends are open). At least 2 points, 3 for OLS.
     level : float
         Confidence level of ``ci``.
+    n_boot : int
+        Bootstrap resamples (default 2000).
+    seed : int
+        Seed of the bootstrap.
+    noise_floor_ratio : float
+        The noise-floor rule: with standard errors, the fit is flagged ``noise_floor`` when the
+        smallest value in the window has a standard error above this fraction of it (default 1/3).
+
+    Returns
+    -------
+    RateFit
+        The slope, its interval (OLS t-interval without ``samples``/``y_se``) and the data.
     """
     x = check_array("x", x, ndim=1)
     if x.size < 2:
@@ -197,7 +232,20 @@ def fit_loglog(x, y=None, *, samples=None, y_se=None, window=None, level=0.95, n
 
 
 def mean_ci(samples, level=0.95):
-    """Mean of ``samples`` (1-d) with its Student-t confidence interval: ``(mean, lo, hi, se)``."""
+    """The mean of ``samples`` with its Student-t confidence interval.
+
+    Parameters
+    ----------
+    samples : array (n,)
+        Independent draws (n >= 2).
+    level : float
+        Confidence level (default 0.95).
+
+    Returns
+    -------
+    (float, float, float, float)
+        ``(mean, lo, hi, se)``.
+    """
     s = check_array("samples", samples, ndim=1)
     level = _level(level)
     if s.size < 2:
@@ -214,7 +262,23 @@ def mean_ci(samples, level=0.95):
 def bootstrap_ci(statistic, *samples, level=0.95, n_boot=2000, seed=0):
     """Percentile bootstrap CI of ``statistic(*samples)``; rows of all samples resampled together.
 
-    Returns ``(estimate, lo, hi)``.
+    Parameters
+    ----------
+    statistic : callable
+        ``statistic(*samples) -> float``.
+    *samples : arrays
+        Arrays with one row per independent unit (the same number of rows).
+    level : float
+        Confidence level (default 0.95).
+    n_boot : int
+        Resamples (default 2000).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    (float, float, float)
+        ``(estimate, lo, hi)``.
     """
     if not callable(statistic):
         raise TypeError(f"statistic must be a callable statistic(*samples) -> float; got {statistic!r}"[:200])
@@ -316,7 +380,22 @@ def _statistic_value(statistic, arrays, *, resample=False) -> float:
 
 
 def proportion_ci(successes: int, trials: int, level=0.95):
-    """Clopper–Pearson (exact) confidence interval for a binomial proportion: ``(p_hat, lo, hi)``."""
+    """Clopper-Pearson (exact) confidence interval for a binomial proportion.
+
+    Parameters
+    ----------
+    successes : int
+        Successes (0 <= successes <= trials).
+    trials : int
+        Trials (>= 1).
+    level : float
+        Confidence level (default 0.95).
+
+    Returns
+    -------
+    (float, float, float)
+        ``(p_hat, lo, hi)``.
+    """
     successes = check_int("successes", successes, low=0)
     trials = check_int("trials", trials, low=1)
     level = _level(level)
@@ -420,8 +499,23 @@ def fit_geometric_mean(x, samples, *, window=None, label="units", level=0.95, n_
 
 
 def curve_slope(x, y, *, window=None) -> float:
-    """The exact log-log least-squares slope of a closed-form (noise-free) curve ``y(x)`` over ``window``: what
-    :func:`fit_loglog` would estimate on the same abscissae without noise (the finite-window prediction)."""
+    """The exact log-log least-squares slope of a closed-form (noise-free) curve over a window.
+
+    What :func:`fit_loglog` would estimate on the same abscissae without noise: the finite-window
+    prediction to compare a fitted slope with, when the asymptotic exponent is reached only slowly.
+
+    Parameters
+    ----------
+    x, y : array (k,)
+        Positive abscissae and the curve's values there.
+    window : (float, float), optional
+        Inclusive range of ``x`` (``None`` ends are open); at least 2 distinct values.
+
+    Returns
+    -------
+    float
+        The slope.
+    """
     x = check_array("x", x, ndim=1)
     y = check_array("y", y, shape=(x.size,))
     if np.any(x <= 0) or np.any(y <= 0):

@@ -48,7 +48,17 @@ def seed_sequence(seed=None) -> np.random.SeedSequence:
 
 
 def as_generator(seed=None) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from ``seed`` (a Generator is returned as is)."""
+    """A ``numpy.random.Generator`` from ``seed``.
+
+    Parameters
+    ----------
+    seed : int, SeedSequence or Generator
+        A root seed (a Generator is returned as it is).
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     return np.random.default_rng(seed_sequence(seed))
@@ -149,16 +159,25 @@ def _first_words(pool0: int, lo_const: int, mult: int, index: np.ndarray) -> np.
 def spawn_seeds(seed, n: int) -> np.ndarray:
     """``n`` independent integer seeds, one per path/chain/repetition.
 
-    A uint64 array whose values are below 2**32, the range of numba's ``np.random.seed``
-    (and of numpy's legacy seeding, so a kernel's ``py_func`` accepts them too).
-
     Seed ``i`` is ``SeedSequence(entropy, spawn_key=spawn_key + (i,)).generate_state(1)[0]``
     for the root's entropy and spawn key: the first word of the ``i``-th spawned child, so
     path ``i`` always gets the same seed for the same root, whatever ``n`` is larger than
     ``i``.  The children's hashes are computed in bulk (numpy, chunked), equal to spawning
     them one by one; a ``SeedSequence`` root that already spawned ``k`` children starts at
     child ``k`` like ``SeedSequence.spawn``, but is not advanced (same seed, same numbers).
-    ``n`` is at most :data:`MAX_SPAWN`.
+
+    Parameters
+    ----------
+    seed : int or SeedSequence
+        The root.
+    n : int
+        How many seeds, at most :data:`MAX_SPAWN`.
+
+    Returns
+    -------
+    ndarray of uint64, shape (n,)
+        Values below 2**32, the range of numba's ``np.random.seed`` (and of numpy's legacy
+        seeding, so a kernel's ``py_func`` accepts them too).
     """
     from .validate import check_int
 
@@ -193,7 +212,20 @@ def spawn_seeds(seed, n: int) -> np.ndarray:
 def child_seed(seed, *keys) -> int:
     """A reproducible integer seed for the stream named by ``keys`` under root ``seed``.
 
-    ``child_seed(0, "rr_sgd", "pr_bias")`` is the same in every process and on every machine.
+    ``child_seed(0, "rr_sgd", "pr_bias")`` is the same in every process and on every machine; use it
+    (never arithmetic on the seed) to give each experiment, point or batch a stream of its own.
+
+    Parameters
+    ----------
+    seed : int or SeedSequence
+        The root.
+    *keys : str or int
+        The stream's name, as a path of keys.
+
+    Returns
+    -------
+    int
+        A seed below 2**32.
     """
     root = seed_sequence(seed)
     ss = np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(_stable_int(k) for k in keys))

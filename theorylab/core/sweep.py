@@ -57,7 +57,18 @@ EXECUTORS = ("serial", "process", "dask")
 
 
 def grid(**axes) -> list[dict]:
-    """The Cartesian product of the given value lists, as a list of keyword dicts."""
+    """The Cartesian product of the given value lists, as a list of keyword dicts.
+
+    Parameters
+    ----------
+    **axes : list
+        One list of values per parameter, e.g. ``grid(n=[100, 200], eta=[0.1])``.
+
+    Returns
+    -------
+    list of dict
+        ``[{"n": 100, "eta": 0.1}, {"n": 200, "eta": 0.1}]``: the points of :func:`sweep`.
+    """
     for name, values in axes.items():
         if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
             raise TypeError(f"grid axis {name} must be a list of values; got {values!r}")
@@ -218,12 +229,40 @@ class _Progress:
 # ------------------------------------------------------------------------------ the sweep
 def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cache=None,
           cache_key=None, progress=None, desc="sweep") -> pd.DataFrame:
-    """Run ``fn(seed=<point seed>, **point)`` over ``points`` (from :func:`grid`); one DataFrame.
+    """Run ``fn(seed=<point seed>, **point)`` over ``points``; one DataFrame.
 
-    ``executor``, ``scheduler``, ``cache`` and ``progress`` default to the run context (see
-    the module docstring); ``cache_key`` names the sweep in the cache (default: the claim
-    running and ``fn``'s module and qualified name); ``n_jobs``: processes of the
-    ``"process"`` executor.  Rows come in the order of ``points`` whatever the executor.
+    Each point's seed depends only on the point and ``seed``, so the numbers do not depend on the
+    executor, the order or the number of workers; each finished point is cached (and a killed run
+    resumes per point).  Rows come in the order of ``points`` whatever the executor.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(seed=..., **point)`` returning a dict, a list of dicts or a DataFrame.
+    points : list of dict
+        The points (see :func:`grid`).
+    seed : int
+        The root of the points' seeds.
+    executor : {"serial", "process", "dask"}, optional
+        Where the points run (default: the run context's, serial outside a run).
+    n_jobs : int, optional
+        Processes of the ``"process"`` executor.
+    scheduler : optional
+        A dask client or address for the ``"dask"`` executor.
+    cache : Cache, optional
+        Where points are stored (default: the run's cache).
+    cache_key : str, optional
+        Names the sweep in the cache (default: the claim or experiment running and ``fn``'s
+        module and qualified name).
+    progress : optional
+        A progress display (default: the run's).
+    desc : str
+        The progress line's label.
+
+    Returns
+    -------
+    DataFrame
+        One or more rows per point, with the point's parameters as columns.
     """
     ctx = current_run()
     executor = _executor(executor, ctx)

@@ -68,8 +68,28 @@ def _flag(name, what, value) -> bool:
 def check_real(name: str, value, *, low=None, high=None, low_open=False, high_open=False):
     """Return ``value`` as a float after checking it is a finite real number in range.
 
-    ``low``/``high`` are inclusive unless ``low_open``/``high_open`` is set.  Strings are refused
-    (``"0.5"`` is a TypeError naming the argument, never converted), as are bools and arrays.
+    Strings are refused (``"0.5"`` is a TypeError naming the argument, never converted), as are
+    bools and arrays.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the error message.
+    value : object
+        The value given.
+    low, high : float, optional
+        The allowed range, inclusive unless ``low_open``/``high_open`` is set.
+    low_open, high_open : bool
+        Exclude the end.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument, its value and what is allowed.
     """
     _check_name(name)
     low, high = _limit(name, "low", low), _limit(name, "high", high)
@@ -94,7 +114,19 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
 
 
 def check_positive(name: str, value) -> float:
-    """A finite real number > 0."""
+    """Return ``value`` as a float after checking it is a finite real number > 0.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the error message.
+    value : object
+        The value given.
+
+    Returns
+    -------
+    float
+    """
     return check_real(name, value, low=0.0, low_open=True)
 
 
@@ -103,6 +135,19 @@ def check_int(name: str, value, *, low=None, high=None) -> int:
 
     A float with an integral value (``3.0``) is accepted as that integer; bools, strings, arrays
     and non-integral or non-finite floats are refused.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the error message.
+    value : object
+        The value given.
+    low, high : int, optional
+        The allowed range (inclusive).
+
+    Returns
+    -------
+    int
     """
     _check_name(name)
     low, high = _limit(name, "low", low, integer=True), _limit(name, "high", high, integer=True)
@@ -158,10 +203,28 @@ def _as_dtype(name, dtype) -> np.dtype:
 def check_array(name: str, value, *, ndim=None, shape=None, dtype=float, finite=True):
     """Return ``value`` as a contiguous numpy array after checking ndim, shape and finiteness.
 
-    ``shape`` may contain ``None`` for a free axis.  Refused with an error naming the argument:
-    None, strings (for a numeric ``dtype``; no silent ``"0.5"`` -> 0.5), ragged nesting, complex
-    values for a real ``dtype``, and for an integer ``dtype`` non-integral floats or values out of
-    the dtype's range (never truncated or wrapped).
+    Refused with an error naming the argument: None, strings (for a numeric ``dtype``; no silent
+    ``"0.5"`` -> 0.5), ragged nesting, complex values for a real ``dtype``, and for an integer
+    ``dtype`` non-integral floats or values out of the dtype's range (never truncated or wrapped).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the error message.
+    value : array_like
+        The value given.
+    ndim : int, optional
+        The required number of dimensions.
+    shape : tuple, optional
+        The required shape; ``None`` for a free axis.
+    dtype : dtype
+        The dtype returned (default float).
+    finite : bool
+        Refuse NaN and inf (default True).
+
+    Returns
+    -------
+    ndarray
     """
     _check_name(name)
     finite = _flag(name, "finite", finite)
@@ -271,12 +334,26 @@ def check_size(name: str, n, *, low=1, budget=None) -> int:
 def check_budget(name: str, elements, *, max_elements=None, unit="elements", **factors) -> int:
     """Refuse a derived size (memory to allocate, iterations to run) above a stated budget.
 
-    ``elements`` is computed by the caller from validated sizes, as a Python int (no overflow),
-    e.g. ``check_budget("the recorded path array", n_paths * (n_steps // record_every + 1) * d,
-    n_paths=n_paths, n_steps=n_steps)``; the ``factors`` are shown in the message so the user
-    sees which argument to reduce.  ``max_elements`` defaults to :func:`default_budget`
-    (10**8 elements = 800 MB of float64, overridable with ``$THEORYLAB_MAX_ELEMENTS``).
-    Returns ``elements`` as an int.
+    Call it before allocating or looping, e.g. ``check_budget("the recorded path array",
+    n_paths * (n_steps // record_every + 1) * d, n_paths=n_paths, n_steps=n_steps)``.
+
+    Parameters
+    ----------
+    name : str
+        What the size is, used in the error message.
+    elements : int
+        The size, computed by the caller from validated sizes as a Python int (no overflow).
+    max_elements : int, optional
+        The budget (default: 10**8 elements = 800 MB of float64, or ``$THEORYLAB_MAX_ELEMENTS``).
+    unit : str
+        What is counted (default ``"elements"``).
+    **factors
+        The arguments the size comes from, named in the message so the user sees which to reduce.
+
+    Returns
+    -------
+    int
+        ``elements``.
     """
     _check_name(name)
     if not isinstance(unit, str):
