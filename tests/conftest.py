@@ -7,6 +7,9 @@ import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ["THEORYLAB_SCALE"] = "ci"
+# theorylab's own papers only: a package with papers installed in the environment (entry point group
+# theorylab.papers) must not change what these tests run; tests/test_external_papers.py turns it back on
+os.environ["THEORYLAB_PAPERS"] = "builtin"
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,7 @@ def env(tmp_path):
              THEORYLAB_OUT=str(tmp_path / "out"), THEORYLAB_CACHE=str(tmp_path / "cache"), MPLBACKEND="Agg",
              NUMBA_NUM_THREADS="1")
     e.pop("THEORYLAB_ROOT", None)
+    e["THEORYLAB_PAPERS"] = "all"  # conftest limits this session to the built-in papers; a user's run does not
     return e
 
 
@@ -113,17 +114,17 @@ def test_the_pytest_plugin_collects_claims_and_reports_the_verdict(env, tmp_path
     inactive = _pytest(env, folder, "-q")
     assert inactive.returncode == 5, inactive.stdout  # not asked for: no item collected
 
-    good = _pytest(env, folder, "-p", "theorylab", "-v", "-k", "ext_demo")
-    assert good.returncode == 0, good.stdout + good.stderr
+    run = _pytest(env, folder, "-p", "theorylab", "-v")
+    assert run.returncode == 1, run.stdout + run.stderr  # ext_wrong fails; ext_demo's three pass
     for cid in ("variance_rate", "variance_level", "variance_doubled"):  # the declared finding passes too
-        assert f"ext_demo:{cid} PASSED" in good.stdout
-
-    bad = _pytest(env, folder, "-p", "theorylab", "-k", "ext_wrong")
-    assert bad.returncode == 1
+        assert f"ext_demo:{cid} PASSED" in run.stdout
+    assert "ext_wrong:variance_rate_wrong FAILED" in run.stdout
     for text in ("ext_wrong:variance_rate_wrong at ci scale: not reproduced (unexpected failure)",
                  "95% interval: [", "family-wise interval: [", "predicted:  -2", "measured:   slope"):
-        assert text in bad.stdout, bad.stdout
+        assert text in run.stdout, run.stdout
 
+    by_k = _pytest(env, folder, "-p", "theorylab", "-k", "ext_demo and rate", "--collect-only", "-q")
+    assert "ext_demo:variance_rate" in by_k.stdout and "variance_level" not in by_k.stdout, by_k.stdout
     selected = _pytest(env, folder, "-p", "theorylab", "--theorylab-paper", "ext_demo", "--collect-only", "-q")
     assert "ext_demo:variance_rate" in selected.stdout and "ext_wrong" not in selected.stdout
     unknown = _pytest(env, folder, "-p", "theorylab", "--theorylab-paper", "nope")
@@ -142,7 +143,7 @@ def test_the_scaffold_passes_its_own_tests(tmp_path):
 
     site = install(tmp_path / "site", "mypkg", {"my_rate": "mypkg.my_rate"})
     path = [str(site), str(project)] + [p for p in [os.environ.get("PYTHONPATH")] if p]
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join(path),
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join(path), THEORYLAB_PAPERS="all",
              THEORYLAB_OUT=str(tmp_path / "out"), THEORYLAB_CACHE=str(tmp_path / "cache"), MPLBACKEND="Agg",
              NUMBA_NUM_THREADS="1")
     r = _pytest(e, project, "-p", "theorylab", "-q")

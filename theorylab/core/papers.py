@@ -69,13 +69,29 @@ def _read_entry_points(group: str) -> dict[str, str]:
 
 
 def external_papers() -> dict[str, str]:
-    """``{paper id: validation module}`` of the papers other packages register (entry points)."""
+    """``{paper id: validation module}`` of the papers other packages register (entry points).
+
+    ``$THEORYLAB_PAPERS=builtin`` ignores them (theorylab's own test suite sets it, so that a package a
+    developer has installed does not change which papers theorylab's tests run).
+    """
+    if _builtin_only():
+        return {}
     return _entry_points(PAPERS_GROUP)
+
+
+def _builtin_only() -> bool:
+    import os
+
+    value = os.environ.get("THEORYLAB_PAPERS", "").strip()
+    if value not in ("", "builtin", "all"):
+        raise ValueError(f"THEORYLAB_PAPERS must be 'builtin' (theorylab's papers only) or 'all' (the default: "
+                         f"with the papers other packages register); got {value!r}")
+    return value == "builtin"
 
 
 def external_benchmarks() -> dict[str, str]:
     """``{paper id: benchmark module}`` registered by other packages."""
-    return _entry_points(BENCHMARKS_GROUP)
+    return {} if _builtin_only() else _entry_points(BENCHMARKS_GROUP)
 
 
 def known_papers() -> list[str]:
