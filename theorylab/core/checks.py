@@ -229,12 +229,7 @@ class Result:
     @property
     def stage_text(self) -> str:
         """How the verdict was reached, for the ledger: '' for stage 1, else what the replicate did."""
-        if self.stage != 2:
-            return ""
-        first = self.stage1.get("verdict", "?")
-        if self.verdict == first:
-            return f"confirmed on replicate (stage 1: {first} at {self.stage1.get('measured', '?')})"
-        return f"{self.verdict} on replicate (stage 1: {first} at {self.stage1.get('measured', '?')})"
+        return describe_stage(self.stage, self.verdict, self.stage1)
 
     @property
     def outside_reported_ci(self) -> bool:
@@ -262,6 +257,16 @@ class Result:
         from .records import from_record
 
         return from_record(cls, row, root_seed=root_seed, fingerprint=fingerprint)
+
+
+def describe_stage(stage: int, verdict: str, stage1: dict | None) -> str:
+    """How a verdict was reached under the two-stage rule: '' for stage 1, else what the replicate did,
+    with stage 1's verdict and interval (the one wording, for results and recorded rows alike)."""
+    if stage != 2:
+        return ""
+    first = (stage1 or {}).get("verdict", "?")
+    what = "confirmed" if verdict == first else verdict
+    return f"{what} on replicate (stage 1: {first} at {(stage1 or {}).get('measured', '?')})"
 
 
 STATUSES = ("reproduced", "declared finding", "unexpected failure", "declaration contradicted")

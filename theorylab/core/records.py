@@ -161,11 +161,7 @@ def loads(text: str, where: str = "record") -> tuple[dict, list]:
 def stage_text(row: dict) -> str:
     """How a recorded row's verdict was reached under the two-stage rule: '' for stage 1, else what the
     replicate did, with stage 1's verdict and interval.  The one rendering of a record's stage, used by the
-    ledger and the HTML report; it equals ``Result.stage_text`` of the result the row records
-    (tests/test_records.py)."""
-    if row.get("stage", 1) != 2:
-        return ""
-    first = row.get("stage1") or {}
-    verdict, before = row.get("verdict", "?"), first.get("verdict", "?")
-    what = "confirmed" if verdict == before else verdict
-    return f"{what} on replicate (stage 1: {before} at {first.get('measured', '?')})"
+    ledger and the HTML report (:func:`~theorylab.core.checks.describe_stage`, as ``Result.stage_text``)."""
+    from .checks import describe_stage
+
+    return describe_stage(row.get("stage", 1), row.get("verdict", "?"), row.get("stage1"))
