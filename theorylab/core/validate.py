@@ -73,10 +73,8 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
 
     Parameters
     ----------
-    name : str
-        The argument's name, used in the error message.
-    value : object
-        The value given.
+    name, value : str, object
+        The argument's name (for the error message) and the value given.
     low, high : float, optional
         The allowed range, inclusive unless ``low_open``/``high_open`` is set.
     low_open, high_open : bool
@@ -118,10 +116,8 @@ def check_positive(name: str, value) -> float:
 
     Parameters
     ----------
-    name : str
-        The argument's name, used in the error message.
-    value : object
-        The value given.
+    name, value : str, object
+        The argument's name (for the error message) and the value given.
 
     Returns
     -------
@@ -138,10 +134,8 @@ def check_int(name: str, value, *, low=None, high=None) -> int:
 
     Parameters
     ----------
-    name : str
-        The argument's name, used in the error message.
-    value : object
-        The value given.
+    name, value : str, object
+        The argument's name (for the error message) and the value given.
     low, high : int, optional
         The allowed range (inclusive).
 
@@ -209,10 +203,8 @@ def check_array(name: str, value, *, ndim=None, shape=None, dtype=float, finite=
 
     Parameters
     ----------
-    name : str
-        The argument's name, used in the error message.
-    value : array_like
-        The value given.
+    name, value : str, array_like
+        The argument's name (for the error message) and the value given.
     ndim : int, optional
         The required number of dimensions.
     shape : tuple, optional
