@@ -7,7 +7,8 @@ Installed with theorylab (entry point ``pytest11``) but active only when asked f
     pytest -p theorylab --theorylab-scale full
     pytest -p theorylab --theorylab-paper my_rate
 
-or, for every run of a project, ``theorylab = true`` in its ``[tool.pytest.ini_options]``.  One
+or, for every run of a project, ``theorylab = true`` in its ``[tool.pytest.ini_options]``.  With plugin
+autoloading off (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), name the module: ``-p theorylab.pytest_plugin``.  One
 item per claim (``paper:claim``) runs it at the chosen scale with root seed 0 under the verdict
 rule of :mod:`theorylab.core.evidence`, with no result cache (a test run recomputes).  Declared
 findings are tested both ways, as in theorylab's own suite: a claim declared to reproduce passes
@@ -36,7 +37,8 @@ def pytest_addoption(parser):
 
 
 def _active(config) -> bool:
-    asked = "theorylab" in (getattr(config.option, "plugins", None) or [])
+    # -p theorylab (the entry point's name), or -p theorylab.pytest_plugin where plugin autoloading is off
+    asked = bool({"theorylab", "theorylab.pytest_plugin"} & set(getattr(config.option, "plugins", None) or []))
     return bool(asked or config.getini("theorylab") or config.getoption("--theorylab-scale")
                 or config.getoption("--theorylab-paper"))
 
