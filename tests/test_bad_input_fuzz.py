@@ -101,16 +101,6 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.core.RateFit.predict': 'x: accepted invalid; x: error does not name it',  # core.rates (h29a's area)
     'theorylab.core.proportion_ci': 'trials: accepted invalid',  # core.rates (h29a's area)
     'theorylab.core.sweep': 'scheduler: accepted invalid; cache: AttributeError; cache_key: error does not name it; +3 more',
-    'theorylab.cpwl.CPWLFunction.equals': 'other: error does not name it',
-    'theorylab.cpwl.CPWLFunction.from_function': 'complex: AttributeError; fn: error does not name it',
-    'theorylab.cpwl.Decomposition': 'tight: non-finite result; tight: accepted invalid',
-    'theorylab.cpwl.DecompositionPolyhedron.is_irreducible_lp': 'y: error does not name it; tol: accepted invalid; tol: error does not name it',
-    'theorylab.cpwl.DecompositionPolyhedron.piece_counts': 'points: error does not name it',
-    'theorylab.cpwl.DecompositionPolyhedron.vertex_pieces': 'vertices: error does not name it',
-    'theorylab.cpwl.PolyhedralComplex': 'check_complete: accepted invalid',
-    'theorylab.cpwl.PolyhedralComplex.locate': 'x: error does not name it; tol: error does not name it; tol: accepted invalid',
-    'theorylab.cpwl.simplicial_fan': 'cones: error does not name it',
-    'theorylab.cpwl.verify_network': 'net: AttributeError; extra_points: error does not name it',
     'theorylab.exact.coupled_classes': 'orbits: error does not name it',
     'theorylab.exact.enumerate_orbit_plus_features': 'orbits: error does not name it',
     'theorylab.exact.gnn_forward': 'params: IndexError; params: error does not name it',
