@@ -101,14 +101,6 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.core.RateFit.predict': 'x: accepted invalid; x: error does not name it',  # core.rates (h29a's area)
     'theorylab.core.proportion_ci': 'trials: accepted invalid',  # core.rates (h29a's area)
     'theorylab.core.sweep': 'scheduler: accepted invalid; cache: AttributeError; cache_key: error does not name it; +3 more',
-    'theorylab.exact.coupled_classes': 'orbits: error does not name it',
-    'theorylab.exact.enumerate_orbit_plus_features': 'orbits: error does not name it',
-    'theorylab.exact.gnn_forward': 'params: IndexError; params: error does not name it',
-    'theorylab.exact.orbit_plus_features': 'orbits: error does not name it',
-    'theorylab.exact.permute_ilp': 'z: error does not name it',
-    'theorylab.exact.projected_hessian': 'x: error does not name it',
-    'theorylab.exact.restricted_newton': 'x: error does not name it; steps: accepted invalid',
-    'theorylab.exact.target_points': 'C: accepted invalid',
     'theorylab.gp.tsroots_starts': 'n_explore: accepted invalid; n_exploit: accepted invalid',
     'theorylab.missing_mass.MomentCache.ids': 'keys: IndexError; keys: error does not name it',
     'theorylab.missing_mass.MomentCache.mse': 'genome: AttributeError',
