@@ -105,14 +105,6 @@ KNOWN_FAILURES: dict[str, str] = {
     'theorylab.missing_mass.MomentCache.ids': 'keys: IndexError; keys: error does not name it',
     'theorylab.missing_mass.MomentCache.mse': 'genome: AttributeError',
     'theorylab.multiobjective.logcosh_exp_problem': 'n_terms: accepted invalid',
-    'theorylab.relu.ReLUNetwork.evaluate_numerators': 'num: error does not name it; num: TypingError; S0: accepted invalid; +1 more',
-    'theorylab.relu.random_nary_network': 'widths: error does not name it; max_numerator: error does not name it; p_zero: error does not name it',
-    'theorylab.relu.volume_invariant_table': 'N: error does not name it; n_networks: error does not name it; max_numerator: error does not name it; +1 more',
-    'theorylab.scaling.escape_time': 'alphas: error does not name it',
-    'theorylab.scaling.plateau_value': 'alphas: error does not name it',
-    'theorylab.scaling.simulate_sgd': 'return_init: accepted invalid',  # h30c edits this function (budgets): left to it
-    'theorylab.scaling.simulate_sgd_over_L': 'Ls: error does not name it; return_init: accepted invalid',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
-    'theorylab.scaling.trainable_power_law': 'n_trained: accepted invalid',
     'theorylab.sde.euler_maruyama': 'parallel: accepted invalid',
     'theorylab.stochastic.DiskRun': 'err2: accepted invalid; grad2: accepted invalid; gap: accepted invalid',
     'theorylab.stochastic.dc_gain_exact': 'k: accepted invalid; delta: accepted invalid',
