@@ -90,17 +90,8 @@ EXCLUDED_PARAMS: dict[str, dict[str, str]] = {
 # callable id -> what still fails; strict xfail, so a fixed callable XPASSes and fails until its
 # entry is removed.  Regenerate with ``python tests/test_bad_input_fuzz.py --report FILE``.
 KNOWN_FAILURES: dict[str, str] = {
-    'theorylab.core.Cache.get': 'key: error does not name it',  # core cache (h29a's area)
-    'theorylab.core.Cache.key': 'module: AttributeError',  # core cache (h29a's area)
-    'theorylab.core.Cache.path': 'key: error does not name it',  # core cache (h29a's area)
-    'theorylab.core.Cache.put': 'key: error does not name it; value: accepted invalid',  # core cache (h29a's area)
-    'theorylab.core.Cache.report': 'key: error does not name it; why: accepted invalid',  # core cache (h29a's area)
-    'theorylab.core.Identity': 'discrepancy: accepted invalid',  # core/evidence.py (main developer)
+    'theorylab.core.Identity': 'discrepancy: accepted invalid',  # inf codes a violation by design (Identity.verdict: not reproduced; alpha_svrg's schedule claim uses it); NaN is refused
     'theorylab.core.Identity.numbers': 'defaults: baseline fails',  # ci_low = nan: an identity has no interval (the record schema's choice; changing it stales every record)
-    'theorylab.core.RateFit': 'slope: accepted invalid; intercept: accepted invalid; ci: accepted invalid; +9 more',  # core.rates (h29a's area)
-    'theorylab.core.RateFit.predict': 'x: accepted invalid; x: error does not name it',  # core.rates (h29a's area)
-    'theorylab.core.proportion_ci': 'trials: accepted invalid',  # core.rates (h29a's area)
-    'theorylab.core.sweep': 'scheduler: accepted invalid; cache: AttributeError; cache_key: error does not name it; +3 more',
 }
 
 

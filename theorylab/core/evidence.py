@@ -506,7 +506,7 @@ class Identity(Evidence):
     """An identity checked exactly (``atol=0``, e.g. in rationals) or to a float tolerance.
 
     ``discrepancy`` is the largest |lhs - rhs| over the instances tried (0 for exact
-    equality), ``instances`` how many were tried.
+    equality; inf may code a violation; never NaN), ``instances`` how many were tried.
     """
 
     discrepancy: float
@@ -517,6 +517,9 @@ class Identity(Evidence):
     def __post_init__(self):
         owner = _common(self)
         self.discrepancy = _real(owner, "discrepancy", self.discrepancy, finite=False)
+        if np.isnan(self.discrepancy):  # a broken computation is an error, never a verdict
+            raise ValueError(f"{owner}.discrepancy must be a number, or inf for a violation coded as such; got nan "
+                             "(raise where the computation broke instead)")
         if isinstance(self.instances, (bool, np.bool_)) or not isinstance(self.instances, (int, np.integer)):
             raise TypeError(f"Identity.instances must be an integer >= 0; got {self.instances!r}")
         if self.instances < 0:
@@ -529,8 +532,8 @@ class Identity(Evidence):
             raise TypeError(f"Identity.what must be a str; got {type(self.what).__name__}")
 
     def verdict(self, reject_level=None) -> str:
-        """Exact: no interval, so ``reject_level`` plays no part.  A non-finite discrepancy is a
-        failure (a violation coded as inf, or a computation that broke), never *inconclusive*."""
+        """Exact: no interval, so ``reject_level`` plays no part.  An infinite discrepancy (a violation
+        coded as inf) is a failure, never *inconclusive*; NaN is refused when the identity is built."""
         reject_level = _reject_level(type(self).__name__, reject_level)
         if self.instances < 1:
             return INCONCLUSIVE
