@@ -90,60 +90,8 @@ EXCLUDED_PARAMS: dict[str, dict[str, str]] = {
 # callable id -> what still fails; strict xfail, so a fixed callable XPASSes and fails until its
 # entry is removed.  Regenerate with ``python tests/test_bad_input_fuzz.py --report FILE``.
 KNOWN_FAILURES: dict[str, str] = {
-    'theorylab.core.Cache.get': 'key: error does not name it',  # core cache (h29a's area)
-    'theorylab.core.Cache.key': 'module: AttributeError',  # core cache (h29a's area)
-    'theorylab.core.Cache.path': 'key: error does not name it',  # core cache (h29a's area)
-    'theorylab.core.Cache.put': 'key: error does not name it; value: accepted invalid',  # core cache (h29a's area)
-    'theorylab.core.Cache.report': 'key: error does not name it; why: accepted invalid',  # core cache (h29a's area)
-    'theorylab.core.Identity': 'discrepancy: accepted invalid',  # core/evidence.py (main developer)
+    'theorylab.core.Identity': 'discrepancy: accepted invalid',  # inf codes a violation by design (Identity.verdict: not reproduced; alpha_svrg's schedule claim uses it); NaN is refused
     'theorylab.core.Identity.numbers': 'defaults: baseline fails',  # ci_low = nan: an identity has no interval (the record schema's choice; changing it stales every record)
-    'theorylab.core.RateFit': 'slope: accepted invalid; intercept: accepted invalid; ci: accepted invalid; +9 more',  # core.rates (h29a's area)
-    'theorylab.core.RateFit.predict': 'x: accepted invalid; x: error does not name it',  # core.rates (h29a's area)
-    'theorylab.core.proportion_ci': 'trials: accepted invalid',  # core.rates (h29a's area)
-    'theorylab.core.sweep': 'scheduler: accepted invalid; cache: AttributeError; cache_key: error does not name it; +3 more',
-    'theorylab.cpwl.CPWLFunction.equals': 'other: error does not name it',
-    'theorylab.cpwl.CPWLFunction.from_function': 'complex: AttributeError; fn: error does not name it',
-    'theorylab.cpwl.Decomposition': 'tight: non-finite result; tight: accepted invalid',
-    'theorylab.cpwl.DecompositionPolyhedron.is_irreducible_lp': 'y: error does not name it; tol: accepted invalid; tol: error does not name it',
-    'theorylab.cpwl.DecompositionPolyhedron.piece_counts': 'points: error does not name it',
-    'theorylab.cpwl.DecompositionPolyhedron.vertex_pieces': 'vertices: error does not name it',
-    'theorylab.cpwl.PolyhedralComplex': 'check_complete: accepted invalid',
-    'theorylab.cpwl.PolyhedralComplex.locate': 'x: error does not name it; tol: error does not name it; tol: accepted invalid',
-    'theorylab.cpwl.simplicial_fan': 'cones: error does not name it',
-    'theorylab.cpwl.verify_network': 'net: AttributeError; extra_points: error does not name it',
-    'theorylab.exact.coupled_classes': 'orbits: error does not name it',
-    'theorylab.exact.enumerate_orbit_plus_features': 'orbits: error does not name it',
-    'theorylab.exact.gnn_forward': 'params: IndexError; params: error does not name it',
-    'theorylab.exact.orbit_plus_features': 'orbits: error does not name it',
-    'theorylab.exact.permute_ilp': 'z: error does not name it',
-    'theorylab.exact.projected_hessian': 'x: error does not name it',
-    'theorylab.exact.restricted_newton': 'x: error does not name it; steps: accepted invalid',
-    'theorylab.exact.target_points': 'C: accepted invalid',
-    'theorylab.gp.tsroots_starts': 'n_explore: accepted invalid; n_exploit: accepted invalid',
-    'theorylab.missing_mass.MomentCache.ids': 'keys: IndexError; keys: error does not name it',
-    'theorylab.missing_mass.MomentCache.mse': 'genome: AttributeError',
-    'theorylab.multiobjective.logcosh_exp_problem': 'n_terms: accepted invalid',
-    'theorylab.relu.ReLUNetwork.evaluate_numerators': 'num: error does not name it; num: TypingError; S0: accepted invalid; +1 more',
-    'theorylab.relu.random_nary_network': 'widths: error does not name it; max_numerator: error does not name it; p_zero: error does not name it',
-    'theorylab.relu.volume_invariant_table': 'N: error does not name it; n_networks: error does not name it; max_numerator: error does not name it; +1 more',
-    'theorylab.scaling.escape_time': 'alphas: error does not name it',
-    'theorylab.scaling.plateau_value': 'alphas: error does not name it',
-    'theorylab.scaling.simulate_sgd': 'return_init: accepted invalid',  # h30c edits this function (budgets): left to it
-    'theorylab.scaling.simulate_sgd_over_L': 'Ls: error does not name it; return_init: accepted invalid',  # fixed on branch h30c (its budgets; the rest is rechecked when that branch is merged)
-    'theorylab.scaling.trainable_power_law': 'n_trained: accepted invalid',
-    'theorylab.sde.euler_maruyama': 'parallel: accepted invalid',
-    'theorylab.stochastic.DiskRun': 'err2: accepted invalid; grad2: accepted invalid; gap: accepted invalid',
-    'theorylab.stochastic.dc_gain_exact': 'k: accepted invalid; delta: accepted invalid',
-    'theorylab.stochastic.dsgdc': 'n_iter: accepted invalid',
-    'theorylab.stochastic.dsgdc_numpy': 'n_iter: accepted invalid',
-    'theorylab.stochastic.dspider': 'n_iter: accepted invalid',
-    'theorylab.tv.EquivalenceResult': 'witness: accepted invalid; difference: non-finite result; difference: accepted invalid',
-    'theorylab.tv.random_product': 'denom: accepted invalid',  # h30c edits this function (sampler): left to it
-    'theorylab.zeroth.critical_displacement': 'fd_step_rule: accepted invalid',
-    'theorylab.zeroth.draw_allocations': 'law: accepted invalid; length_scale: accepted invalid; variance: accepted invalid',
-    'theorylab.zeroth.escape_probability': 'fd_step_rule: accepted invalid',
-    'theorylab.zeroth.strict_saddle': 'n_negative: accepted invalid',
-    'theorylab.zeroth.zo_sgd': 'n_iter: accepted invalid',
 }
 
 
@@ -194,8 +142,8 @@ EXAMPLES: dict[str, dict] = {
     "theorylab.zeroth.Oracle": dict(kind="rosenbrock", d=2, params=np.array([1.0, 100.0])),
     "theorylab.markov.PairAverages": dict(pr_gamma=np.ones((4, 1)), pr_2gamma=np.ones((4, 1)), rr=np.ones((4, 1)),
                                           leading=np.ones((4, 1)), leading_pr=np.ones((4, 1)), theta_star=np.zeros(1)),
-    "theorylab.tv.EquivalenceResult": dict(equivalent=True, witness=None, difference=None,
-                                           basis_sizes=np.array([1, 2]), method="a", ops=3),
+    "theorylab.tv.EquivalenceResult": dict(equivalent=False, witness=(0, 1), difference=fractions.Fraction(1, 3),
+                                           basis_sizes=np.array([1, 2]), method="exact", ops=3),
     "theorylab.exact.coupled_classes": dict(orbits=[[0, 1, 2], [3, 4, 5]], G=lambda: _bin_packing_symmetries()),
     "theorylab.exact.enumerate_orbit_plus_features": dict(orbits=[[0, 1, 2], [3, 4, 5]],
                                                           G=lambda: _bin_packing_symmetries()),
@@ -723,10 +671,13 @@ def perturbations(fn, param, kind, callable_id=""):
     """``[(value, invalid)]``: the few values a parameter is changed to; ``invalid`` ones must be
     refused, the others refused (naming the parameter) or answered with finite numbers.
 
+    None is not invalid where the annotation declares it (``X | None``, ``Optional[X]``).
     In EXACT_PACKAGES numeric strings and integers of any size or sign are not invalid; for a
     record class (a dataclass) only NaN/inf and wrong types are (a count field of -1 is the
     business of the function that fills it); nor is anything passed through ``*args``."""
     out = _perturbations(param, kind)
+    if re.search(r"\bNone\b|Optional\[", str(param.annotation)):  # annotated ``X | None``: None is a declared value
+        out = [(v, bad and v is not None) for v, bad in out]
     target = fn.__func__ if inspect.ismethod(fn) else fn
     lenient = callable_id.startswith(EXACT_PACKAGES)
     record = inspect.isclass(target) and dataclasses.is_dataclass(target)

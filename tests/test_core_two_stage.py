@@ -85,9 +85,11 @@ def test_deterministic_failure_is_final_without_an_overturn():
 
 
 def test_identity_with_an_infinite_discrepancy_is_a_failure_not_inconclusive():
-    """A violation coded as inf (e.g. an empty candidate set) is named as a failure (issue 28)."""
+    """A violation coded as inf (e.g. an empty candidate set) is named as a failure (issue 28); a NaN (a computation
+    that broke) is refused when the identity is built, naming discrepancy (issue 30: no silent NaN)."""
     assert Identity(discrepancy=float("inf"), instances=5).verdict() == NOT_REPRODUCED
-    assert Identity(discrepancy=float("nan"), instances=5).verdict() == NOT_REPRODUCED
+    with pytest.raises(ValueError, match="discrepancy"):
+        Identity(discrepancy=float("nan"), instances=5)
 
 
 def test_run_claim_keeps_both_stages_and_streams_differ_by_scale_and_stage():

@@ -169,9 +169,11 @@ def test_divergence_is_refused_or_reported():
         D.run_disk(Q, eta=2.0)
     r = D.run_disk(Q, kappa=1.0, eta=1.95, B=1, C=1e4, sigma=0.0, n_steps=3000, n_runs=2, x0=np.ones(1))
     assert np.all(np.isfinite(r.gap)) and 1e6 < r.gap[:, -1].max() < 1e10
-    bad = D.DiskRun(np.ones((1, 2)), np.array([[1.0, np.inf]]), np.ones((1, 2)), np.zeros(1), np.arange(2), 1, 0, 0)
+    means = dict(err2=np.ones((1, 2)), grad2=np.array([[1.0, np.inf]]), gap=np.ones((1, 2)))
     with pytest.raises(SimulationDiverged, match="eta"):
-        D._finish(bad, "test")
+        D._finite("test", **means)
+    with pytest.raises(ValueError, match="grad2"):  # a record is never built from an overflowed mean
+        D.DiskRun(*means.values(), np.zeros(1), np.arange(2), 1, 0, 0)
 
 
 @pytest.mark.parametrize("kwargs, name", [

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -51,6 +52,17 @@ def _canonical(obj):
 
 
 MAGIC = b"theorylab-cache-v2\n"
+_KEY = re.compile(r"[0-9A-Za-z_-]+")
+
+
+def _check_key(key) -> str:
+    """An entry key: a non-empty str of letters, digits, ``_`` and ``-`` (never a path: no ``/`` or ``..``)."""
+    if not isinstance(key, str):
+        raise TypeError(f"key must be a str (as Cache.key returns); got {key!r:.60} of type {type(key).__name__}")
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"key must be a non-empty name of letters, digits, '_' and '-' (as Cache.key returns); "
+                         f"got {key!r:.60}")
+    return key
 
 
 class CacheWarning(UserWarning):
@@ -66,10 +78,16 @@ class Cache:
         self.root = Path(root) if root is not None else default_cache_dir()
 
     def key(self, *parts, module: str | None = None) -> str:
+        """The entry key of ``parts`` (SHA-256 hex), tied to the code fingerprint of ``module`` (a module name)."""
+        if module is not None and not isinstance(module, str):
+            raise TypeError(f"module must be a module name (str) or None; got {module!r:.60} of type "
+                            f"{type(module).__name__}")
         payload = json.dumps([_canonical(list(parts)), code_fingerprint(module)], sort_keys=True, default=repr)
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def path(self, key: str) -> Path:
+        """The file of the entry ``key`` (a name of letters, digits, ``_`` and ``-``, as :meth:`key` returns)."""
+        key = _check_key(key)
         return self.root / key[:2] / f"{key}.pkl"
 
     def get(self, key: str):
@@ -106,18 +124,27 @@ class Cache:
         return None
 
     def report(self, key: str, why: str) -> None:
-        """Warn that the entry for ``key`` is not served, and remove it."""
+        """Warn that the entry for ``key`` is not served (``why``: a phrase saying what is wrong), and remove it."""
         p = self.path(key)
+        if not isinstance(why, str) or not why.strip():
+            raise TypeError(f"why must be a non-empty str saying what is wrong with the entry; got {why!r:.60}")
         warnings.warn(f"cache entry {p} {why}; recomputing", CacheWarning, stacklevel=3)
         try:
             p.unlink()
         except OSError:
             pass
 
-    def put(self, key: str, value) -> None:
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    def put(self, key: str, value: object) -> None:
+        """Store ``value`` (any picklable object but None, which :meth:`get` returns for a missing entry)."""
+        path = self.path(key)
+        if value is None:
+            raise ValueError("value must not be None (get returns None for a missing entry, so it could not be served)")
+        try:
+            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - pickle raises many kinds for an unpicklable object
+            raise TypeError(f"value must be picklable; got {type(value).__name__} ({type(exc).__name__}: {exc})") from None
         head = json.dumps({"key": key, "sha256": hashlib.sha256(payload).hexdigest()}).encode()
-        atomic_write_bytes(self.path(key), MAGIC + head + b"\n" + payload)
+        atomic_write_bytes(path, MAGIC + head + b"\n" + payload)
 
 
 def atomic_write_bytes(path, data: bytes) -> None:

@@ -569,14 +569,15 @@ class Proportion(Evidence):
 class Identity(Evidence):
     """An identity checked exactly (``atol=0``, e.g. in rationals) or to a float margin.
 
-    Reproduced iff ``|discrepancy| <= atol``; a non-finite discrepancy is *not reproduced* (a
-    violation or a broken computation), no instance is *inconclusive*.  An equality checked in
+    Reproduced iff ``|discrepancy| <= atol``; an infinite discrepancy (a violation coded as inf) is
+    *not reproduced*, NaN is refused, and zero instances are *inconclusive*.  An equality checked in
     floating point states its margin ``atol`` before it runs.
 
     Parameters
     ----------
     discrepancy : float
-        The largest ``|lhs - rhs|`` over the instances tried (0 for exact equality).
+        The largest ``|lhs - rhs|`` over the instances tried (0 for exact equality; inf may code a
+        violation; never NaN).
     instances : int
         How many instances were tried (>= 0).
     atol : float
@@ -593,6 +594,9 @@ class Identity(Evidence):
     def __post_init__(self):
         owner = _common(self)
         self.discrepancy = _real(owner, "discrepancy", self.discrepancy, finite=False)
+        if np.isnan(self.discrepancy):  # a broken computation is an error, never a verdict
+            raise ValueError(f"{owner}.discrepancy must be a number, or inf for a violation coded as such; got nan "
+                             "(raise where the computation broke instead)")
         if isinstance(self.instances, (bool, np.bool_)) or not isinstance(self.instances, (int, np.integer)):
             raise TypeError(f"Identity.instances must be an integer >= 0; got {self.instances!r}")
         if self.instances < 0:
@@ -605,8 +609,8 @@ class Identity(Evidence):
             raise TypeError(f"Identity.what must be a str; got {type(self.what).__name__}")
 
     def verdict(self, reject_level=None) -> str:
-        """Exact: no interval, so ``reject_level`` plays no part.  A non-finite discrepancy is a
-        failure (a violation coded as inf, or a computation that broke), never *inconclusive*."""
+        """Exact: no interval, so ``reject_level`` plays no part.  An infinite discrepancy (a violation
+        coded as inf) is a failure, never *inconclusive*; NaN is refused when the identity is built."""
         reject_level = _reject_level(type(self).__name__, reject_level)
         if self.instances < 1:
             return INCONCLUSIVE

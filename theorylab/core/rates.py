@@ -82,9 +82,35 @@ class RateFit:
     y: np.ndarray = field(repr=False)
     y_se: np.ndarray | None = field(default=None, repr=False)
 
+    def __post_init__(self):  # a fit built by hand (or by replace) is checked like one fit_loglog returns
+        def put(name, value):
+            object.__setattr__(self, name, value)
+
+        for name in ("slope", "intercept"):
+            put(name, check_real(f"RateFit.{name}", getattr(self, name)))
+        put("stderr", check_real("RateFit.stderr", self.stderr, low=0))
+        put("level", check_real("RateFit.level", self.level, low=0, high=1, low_open=True, high_open=True))
+        if not isinstance(self.method, str):
+            raise TypeError(f"RateFit.method must be a str; got {self.method!r:.60} of type {type(self.method).__name__}")
+        put("ci", _pair_of("RateFit.ci", self.ci, finite=True))
+        put("window", _pair_of("RateFit.window", self.window, finite=False))  # (an open end is -inf or inf)
+        put("n_points", check_int("RateFit.n_points", self.n_points, low=2))
+        if not isinstance(self.noise_floor, (bool, np.bool_)):
+            raise TypeError(f"RateFit.noise_floor must be True or False; got {self.noise_floor!r:.60}")
+        put("noise_floor", bool(self.noise_floor))
+        put("x", check_array("RateFit.x", self.x, ndim=1))
+        if self.x.size < self.n_points:
+            raise ValueError(f"RateFit.x must hold at least n_points = {self.n_points} abscissae; got {self.x.size}")
+        put("y", check_array("RateFit.y", self.y, shape=(self.x.size,)))
+        if self.y_se is not None:
+            put("y_se", check_array("RateFit.y_se", self.y_se, shape=(self.x.size,)))
+
     def predict(self, x):
-        """The fitted power law ``exp(a) * x**p`` at ``x``."""
-        return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
+        """The fitted power law ``exp(a) * x**p`` at ``x`` (finite positive reals, a number or an array)."""
+        x = check_array("x", x).reshape(np.shape(x))  # (a number stays a number)
+        if np.any(x <= 0):
+            raise ValueError(f"x must be positive (a power law's abscissae); got minimum {x.min():.3g}")
+        return np.exp(self.intercept) * x ** self.slope
 
     def power(self, k: float) -> "RateFit":
         """The fit of ``y**k`` (``k > 0``): slope, intercept, interval and standard error times ``k`` (e.g. the
@@ -97,6 +123,21 @@ class RateFit:
     def __str__(self) -> str:
         lo, hi = self.ci
         return f"{self.slope:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _pair_of(name, value, *, finite):
+    """``(lo, hi)`` floats with lo <= hi (NaN never; +-inf only if not ``finite``)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name} must be a pair (lo, hi); got {value!r:.60}")
+    out = []
+    for i, v in enumerate(value):
+        if finite or not (isinstance(v, (float, np.floating)) and np.isinf(v)):
+            v = check_real(f"{name}[{i}]", v)
+        out.append(float(v))
+    lo, hi = out
+    if not lo <= hi:
+        raise ValueError(f"{name} must be a pair (lo, hi) with lo <= hi; got {value!r:.60}")
+    return float(lo), float(hi)
 
 
 def _ols(lx, ly):
@@ -379,6 +420,10 @@ def _statistic_value(statistic, arrays, *, resample=False) -> float:
     return value
 
 
+#: Most trials of :func:`proportion_ci` (counts beyond 2^53 are not exact in the float arithmetic of the interval).
+MAX_TRIALS = 2**53
+
+
 def proportion_ci(successes: int, trials: int, level=0.95):
     """Clopper-Pearson (exact) confidence interval for a binomial proportion.
 
@@ -396,8 +441,8 @@ def proportion_ci(successes: int, trials: int, level=0.95):
     (float, float, float)
         ``(p_hat, lo, hi)``.
     """
-    successes = check_int("successes", successes, low=0)
-    trials = check_int("trials", trials, low=1)
+    successes = check_int("successes", successes, low=0, high=MAX_TRIALS)
+    trials = check_int("trials", trials, low=1, high=MAX_TRIALS)
     level = _level(level)
     if successes > trials:
         raise ValueError(f"successes must be <= trials; got successes={successes}, trials={trials}")

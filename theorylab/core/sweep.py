@@ -226,9 +226,36 @@ class _Progress:
             self.bar.close()
 
 
+def _check_sweep_args(scheduler, cache, cache_key, progress, desc):
+    """The options of :func:`sweep`, checked whether or not the executor uses them (errors name the argument)."""
+    import re
+
+    import numpy as np
+
+    from .cache import Cache
+
+    if scheduler is not None:
+        client = type(scheduler).__module__.split(".")[0] == "distributed"
+        if not client and not isinstance(scheduler, str):
+            raise TypeError(f"scheduler must be None, a dask address such as 'tcp://127.0.0.1:8786' or a "
+                            f"distributed.Client; got {scheduler!r:.60} of type {type(scheduler).__name__}")
+        if not client and not re.fullmatch(r"([A-Za-z][A-Za-z0-9+.-]*://\S+|[^\s/:]+:\d+)", scheduler):
+            raise ValueError(f"scheduler must be a dask address such as 'tcp://127.0.0.1:8786' (or HOST:PORT); "
+                             f"got {scheduler!r:.60}")
+    if cache is not None and cache is not False and not isinstance(cache, Cache):
+        raise TypeError(f"cache must be None (the run's cache), False (no caching) or a theorylab.core.Cache; got "
+                        f"{cache!r:.60} of type {type(cache).__name__}")
+    if cache_key is not None and (not isinstance(cache_key, str) or not cache_key):
+        raise TypeError(f"cache_key must be None or a non-empty str naming the sweep; got {cache_key!r:.60}")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)) and not callable(progress):
+        raise TypeError(f"progress must be None, True, False or a hook progress(event, **info); got {progress!r:.60}")
+    if not isinstance(desc, str):
+        raise TypeError(f"desc must be a str (the progress label); got {desc!r:.60} of type {type(desc).__name__}")
+
+
 # ------------------------------------------------------------------------------ the sweep
 def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cache=None,
-          cache_key=None, progress=None, desc="sweep") -> pd.DataFrame:
+          cache_key: str | None = None, progress=None, desc="sweep") -> pd.DataFrame:
     """Run ``fn(seed=<point seed>, **point)`` over ``points``; one DataFrame.
 
     Each point's seed depends only on the point and ``seed``, so the numbers do not depend on the
@@ -265,6 +292,7 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
         One or more rows per point, with the point's parameters as columns.
     """
     ctx = current_run()
+    _check_sweep_args(scheduler, cache, cache_key, progress, desc)
     executor = _executor(executor, ctx)
     if not callable(fn):
         raise TypeError(f"fn must be a callable returning a dict, list of dicts or DataFrame; got {fn!r}")

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from theorylab.core.validate import check_array, check_int
+from theorylab.core.validate import check_array, check_int, check_real
 
 from theorylab.core.exact import frac_matrix, primitive_int_row, rank, solve, to_fraction
 from theorylab.core.validate import check_record
@@ -107,6 +107,8 @@ class PolyhedralComplex:
     def __init__(self, cells, *, name="complex", check_complete=True):
         if not isinstance(cells, (list, tuple)) or len(cells) == 0:
             raise ValueError(f"cells must be a non-empty list of (A, b) pairs; got {cells!r:.80}")
+        if not isinstance(check_complete, (bool, np.bool_)):
+            raise TypeError(f"check_complete must be True or False; got {check_complete!r:.60}")
         self.name = str(name)
         n = None
         int_cells = []
@@ -244,8 +246,9 @@ class PolyhedralComplex:
         return np.array([[w.minus, w.plus] for w in self.walls], dtype=np.int64).reshape(-1, 2)
 
     def locate(self, x, *, tol=1e-9) -> int:
-        """Index of a cell containing the point ``x`` (float test with tolerance)."""
-        x = np.asarray(x, float)
+        """Index of a cell containing the point ``x`` (float test with tolerance ``tol`` >= 0)."""
+        x = check_array("x", x, shape=(self.n,))
+        tol = check_real("tol", tol, low=0.0)
         for k, (A, b) in enumerate(self.cells):
             if np.all(np.asarray(A, float) @ x <= np.asarray(b, float) + tol):
                 return k
@@ -366,8 +369,15 @@ def simplicial_fan(rays, cones, *, name=None) -> PolyhedralComplex:
     """A complete simplicial fan in R^n: ``cones`` lists n ray indices per maximal cone."""
     R = _rays_exact(rays)
     n = len(R[0])
+    if isinstance(cones, (str, bytes, dict, set)) or not hasattr(cones, "__len__"):
+        raise TypeError(f"cones must be a sequence of cones, each a sequence of {n} ray indices; got "
+                        f"{type(cones).__name__} {cones!r:.60}")
+    if len(cones) == 0:
+        raise ValueError("cones must list at least one cone; got an empty sequence")
     cells = []
     for c, idx in enumerate(cones):
+        if isinstance(idx, (str, bytes, dict, set)) or not hasattr(idx, "__len__"):
+            raise TypeError(f"cones[{c}] must be a sequence of {n} ray indices; got {type(idx).__name__} {idx!r:.60}")
         idx = [check_int(f"cones[{c}][{j}]", i, low=0, high=len(R) - 1) for j, i in enumerate(idx)]
         if len(idx) != n:
             raise ValueError(f"cones[{c}] must list {n} rays of a simplicial cone in R^{n}; got {len(idx)}")

@@ -51,6 +51,10 @@ class CPWLFunction:
     @classmethod
     def from_function(cls, complex: PolyhedralComplex, fn):
         """Fit the affine map of every cell from exact evaluations ``fn(x)`` (x: list of Fractions)."""
+        require_type("complex", complex, PolyhedralComplex)
+        if not callable(fn):
+            raise TypeError(f"fn must be a callable taking a point (list of Fractions) to a number; got "
+                            f"{type(fn).__name__} {fn!r:.60}")
         n = complex.n
         slopes, offsets = [], []
         for k in range(complex.n_cells):
@@ -162,8 +166,11 @@ class CPWLFunction:
                             [p + q for p, q in zip(self.c, other.c)], check=False)
 
     def _same(self, other):
-        if not isinstance(other, CPWLFunction) or other.complex is not self.complex:
-            raise ValueError("both functions must live on the same PolyhedralComplex object")
+        if not isinstance(other, CPWLFunction):
+            raise TypeError(f"other must be a CPWLFunction; got {type(other).__name__} {other!r:.60}")
+        if other.complex is not self.complex:
+            raise ValueError(f"other must live on the same PolyhedralComplex object as self ({self.complex.name}); "
+                             f"got a function on {other.complex.name}")
 
     def equals(self, other) -> bool:
         """Exact equality of all affine pieces."""

@@ -251,13 +251,25 @@ def _arrangement_points(a, c, pairs, extra):
     return out
 
 
+def _exact_points(name, points, n):
+    if isinstance(points, (str, bytes, dict, set)) or points is None or not hasattr(points, "__len__") \
+            or (isinstance(points, np.ndarray) and points.ndim == 0):
+        raise TypeError(f"{name} must be a sequence of points of R^{n}; got {type(points).__name__} {points!r:.60}")
+    return [exact_vector(f"{name}[{i}]", p, length=n) for i, p in enumerate(points)]
+
+
 def verify_network(net: ReLUNetwork, slopes, offsets, *, extra_points=(), seed=0):
     """Prove N = f exactly: on every cell of the arrangement of {l_i = l_j : i, j in a simplex of
     the triangulation} and the first-layer hyperplanes of N (which contains every kink of N and of
     f, for networks from this module) compare the affine maps of N and f at an interior point;
     also compare exact values at ``extra_points``.  Returns dict(cells, mismatched_cells,
     points, mismatched_points)."""
+    if not isinstance(net, ReLUNetwork):
+        raise TypeError(f"net must be a ReLUNetwork; got {type(net).__name__} {net!r:.60}")
     a, c, n = _pieces(slopes, offsets)
+    if net.n_inputs != n or net.n_outputs != 1:
+        raise ValueError(f"net must map R^{n} to R (the dimension of slopes); got a network of dims {net.dims}")
+    X = _exact_points("extra_points", extra_points, n)
     # kinks of f: l_i = l_j for regions i, j adjacent, an edge of the triangulation T; kinks of
     # N: inside each term max_{i in F} only l_i = l_j with i, j in F (pairs of a simplex of T),
     # plus the first-layer hyperplanes (incl. the zero set of the carried affine part)
@@ -272,7 +284,6 @@ def verify_network(net: ReLUNetwork, slopes, offsets, *, extra_points=(), seed=0
         vals = [sum((ai * pi for ai, pi in zip(aa, p)), Fraction(0)) + cc for aa, cc in zip(a, c)]
         i = max(range(len(a)), key=lambda j: vals[j])
         bad += (slope != a[i]) or (const != c[i])
-    X = [list(map(Fraction, p)) for p in extra_points]
     bad_pts = 0
     if X:
         out = net.evaluate(np.array(X, dtype=object))

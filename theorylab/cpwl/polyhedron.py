@@ -32,12 +32,12 @@ import pandas as pd
 
 from theorylab.core.seeding import seed_sequence
 from theorylab.core.seeding import as_generator
-from theorylab.core.validate import check_choice, check_int
+from theorylab.core.validate import check_choice, check_int, check_real
 
 from . import _dd
 from theorylab.core.exact import ExactMatrix, dot, nullspace, primitive_int_row, rank, rref, to_fraction
 from theorylab.core.validate import check_record
-from ._checks import exact_vector
+from ._checks import _sequence, exact_vector
 from .complexes import PolyhedralComplex
 from .functions import CPWLFunction
 
@@ -181,7 +181,24 @@ class Decomposition:
     counted_pieces: tuple | None = None
 
     def __post_init__(self):  # a record built by hand is checked like one a function returns
-        check_record(self)
+        check_record(self, optional=("counted_pieces",))
+        P = self.polyhedron
+        if not isinstance(P, DecompositionPolyhedron):
+            raise TypeError(f"Decomposition: polyhedron must be a DecompositionPolyhedron; got "
+                            f"{type(P).__name__} {P!r:.60}")
+        self.y = tuple(exact_vector("Decomposition: y", self.y, length=P.d))
+        if not isinstance(self.tight, (frozenset, set)) or not all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, bool) and 0 <= i < P.n_walls for i in self.tight):
+            raise TypeError(f"Decomposition: tight must be a frozenset of wall indices in [0, {P.n_walls - 1}]; got "
+                            f"{type(self.tight).__name__} {self.tight!r:.60}")
+        self.tight = frozenset(int(i) for i in self.tight)
+        if self.counted_pieces is not None:
+            cp = self.counted_pieces
+            if not isinstance(cp, tuple) or len(cp) != 2:
+                raise TypeError(f"Decomposition: counted_pieces must be None or a pair (pieces of g, pieces of h); "
+                                f"got {cp!r:.60}")
+            self.counted_pieces = tuple(check_int(f"Decomposition: counted_pieces[{i}]", v, low=1)
+                                        for i, v in enumerate(cp))
 
     @cached_property
     def g(self) -> CPWLFunction:
@@ -360,6 +377,8 @@ class DecompositionPolyhedron:
 
     def is_irreducible_lp(self, y, *, tol=1e-9) -> bool:
         """LP test: max sum(L dy) s.t. L dy >= 0, L (y - dy) >= u is 0 iff (g, h) is irreducible."""
+        y = exact_vector("y", y, length=self.d)
+        tol = check_real("tol", tol, low=0.0)
         if self.d == 0:
             return True
         Lf = np.array(self.L, dtype=float)
@@ -436,7 +455,7 @@ class DecompositionPolyhedron:
         (:meth:`piece_counts`).  The fast form of :meth:`vertex_table`, which instead rebuilds g and
         h as functions for every vertex and also checks g - h = f; both give the same counts.
         ``vertices``: exact vertices to tabulate (default: all, from :meth:`vrep`)."""
-        verts = self.vrep()[0] if vertices is None else list(vertices)
+        verts = self.vrep()[0] if vertices is None else self._points("vertices", vertices)
         rows = []
         for k, v in enumerate(verts):
             bg = self.bends_of(v)
@@ -444,7 +463,7 @@ class DecompositionPolyhedron:
             rows.append(dict(vertex=k, y=tuple(str(x) for x in v), bends_g=tuple(str(x) for x in bg),
                              bends_h=tuple(str(x) for x in bh), g_convex=all(x >= 0 for x in bg),
                              h_convex=all(x >= 0 for x in bh)))
-        counts = self.piece_counts(verts) if verts else np.zeros((0, 2), dtype=np.int64)
+        counts = self._piece_counts(verts) if verts else np.zeros((0, 2), dtype=np.int64)
         df = pd.DataFrame(rows, columns=["vertex", "y", "bends_g", "bends_h", "g_convex", "h_convex"])
         df.insert(4, "pieces_g", counts[:, 0])
         df.insert(5, "pieces_h", counts[:, 1])
@@ -529,6 +548,9 @@ class DecompositionPolyhedron:
 
     def piece_counts(self, points) -> np.ndarray:
         """(len(points), 2) pieces of (g, h) for many points at once (numba union-find)."""
+        return self._piece_counts(self._points("points", points))
+
+    def _piece_counts(self, points) -> np.ndarray:
         from ._kernels import piece_counts, piece_counts_serial
 
         flat_g = np.zeros((len(points), self.n_walls), dtype=np.bool_)
@@ -541,6 +563,11 @@ class DecompositionPolyhedron:
         C = self.f.complex.n_cells
         count = piece_counts if len(points) >= 256 else piece_counts_serial   # threads pay off on large batches
         return np.stack([count(flat_g, wc, C), count(flat_h, wc, C)], axis=1)
+
+    def _points(self, name, points):
+        """A sequence of exact points of R^d (each checked, ``name[i]`` in messages)."""
+        points = _sequence(name, points)
+        return [tuple(exact_vector(f"{name}[{i}]", y, length=self.d)) for i, y in enumerate(points)]
 
     def unique_vertex_by_realizability(self) -> bool:
         """Criterion of spec §2(a)(uniqueness): max(0, lambda(f)) lies in im(lambda)."""

@@ -250,6 +250,7 @@ def target_points(name: str, n: int, N: int, *, seed: int = 0, C=None, beta: flo
     N = check_int("N", N, low=2, high=MAX_N)
     check_budget("the target points", n * N, n=n, N=N)
     beta = check_real("beta", beta, low=0.0, low_open=True)
+    Cs = _check_C(name, C, N)  # a C that is given is checked whatever the family (used by eig only)
     rng = np.random.default_rng(check_int("seed", seed, low=0))
     a = rng.uniform(0.1, 10.0, (n, 1))
     target = REGULARIZERS[name][2]
@@ -261,7 +262,6 @@ def target_points(name: str, n: int, N: int, *, seed: int = 0, C=None, beta: flo
         S = rng.integers(0, 2, (n, N)).astype(float) if target == "one_sided" else rng.choice([-1.0, 0.0, 1.0], (n, N))
         S[np.all(S == 0, axis=1), 0] = 1.0            # nonzero points (0 is a trivial zero of every form)
         return a * S
-    Cs = _check_C(name, C, N)
     _, V = np.linalg.eigh(Cs[0])
     return a * V[:, rng.integers(0, N, n)].T
 
@@ -424,6 +424,8 @@ def linf_success_probability(M: int, N: int) -> float:
 def _check_point(name, x, U):
     x = check_array("x", x, ndim=1)
     N = x.size
+    if N < 2:
+        raise ValueError(f"x must be a point of R^N with N >= 2 entries; got shape {x.shape}")
     U = check_array("U", U, ndim=2)
     if U.shape[0] != N or U.shape[1] >= N:
         raise ValueError(f"U must have shape ({N}, M) with M < {N}; got {U.shape}")
@@ -456,12 +458,13 @@ def projected_hessian(name: str, x, U, *, C=None, beta: float = 1.0):
 def restricted_newton(name: str, x, U, *, C=None, beta: float = 1.0, steps: int = 10, tol: float = 1e-13):
     """Newton's method for a stationary point of l restricted to {Ax = b} (steps in null(A), so a feasible x stays
     feasible): x <- x - Z (Z^T H Z)^{-1} Z^T grad l(x), H by central differences.  Polishes an end point of the
-    first-order solver to a stationary point to ~1e-13.  Returns (x, ||Z^T grad l|| / ||grad l||)."""
+    first-order solver to a stationary point to ~1e-13; ``steps`` >= 1 Newton steps at most.  Returns
+    (x, ||Z^T grad l|| / ||grad l||)."""
     from scipy.linalg import null_space
 
     name = _name(name)
     x, U = _check_point(name, x, U)
-    steps = check_int("steps", steps, low=0, high=100)
+    steps = check_int("steps", steps, low=1, high=100)
     tol = check_real("tol", tol, low=0.0)
     Z = null_space(U.T)
     x = x.copy()

@@ -225,7 +225,7 @@ def permute_ilp(A, b, c, pi, sigma, z=None):
     c2 = np.empty_like(c); c2[pi] = c
     if z is None:
         return A2, b2, c2
-    z = check_array("z", z, ndim=1)
+    z = check_array("z", z, shape=(n,))
     z2 = np.empty_like(z); z2[pi] = z
     return A2, b2, c2, z2
 
@@ -249,12 +249,37 @@ def random_gnn(*, width=16, layers=4, in_v=2, in_w=1, seed=0):
     return p
 
 
+def _check_gnn(params):
+    """The weights of :func:`random_gnn`: a dict with Ev (2, d), Ew (1, d), ``layers`` L (even >= 2),
+    U and W (L matrices (d, d)), beta (L vectors (d,)) and out (d,), all finite."""
+    want = "a dict of GNN weights from random_gnn (keys Ev, Ew, U, W, beta, out, layers)"
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be {want}; got {type(params).__name__} {params!r:.60}")
+    missing = [k for k in ("Ev", "Ew", "U", "W", "beta", "out", "layers") if k not in params]
+    if missing:
+        raise ValueError(f"params must be {want}; missing {missing}")
+    L = check_int("params['layers']", params["layers"], low=2, high=64)
+    if L % 2:
+        raise ValueError(f"params['layers'] must be even; got {L}")
+    Ev = check_array("params['Ev']", params["Ev"], shape=(2, None))  # variable features [c_j, z_j]
+    d = Ev.shape[1]
+    out = {"Ev": Ev, "Ew": check_array("params['Ew']", params["Ew"], shape=(1, d)),  # constraint feature b_i
+           "out": check_array("params['out']", params["out"], shape=(d,)), "layers": L}
+    for key, shape in (("U", (d, d)), ("W", (d, d)), ("beta", (d,))):
+        seq = params[key]
+        if isinstance(seq, (str, bytes, dict)) or not hasattr(seq, "__len__") or len(seq) < L:
+            raise ValueError(f"params['{key}'] must be a list of {L} arrays of shape {shape}; got {seq!r:.60}")
+        out[key] = [check_array(f"params['{key}'][{l}]", seq[l], shape=shape) for l in range(L)]
+    return out
+
+
 def gnn_forward(params, A, b, c, z=None):
     """f_theta(A~): per-variable scalar outputs (n,).  Variable features [c_j, z_j] (z = 0 if None),
     constraint features [b_i], each scaled by its max |.| (and A by max |A_ij|) so that tanh does not
     saturate on large instances; half-layer 2l: h_w <- tanh(h_w U + (A h_v / deg) W + beta), half-layer
     2l+1: h_v <- tanh(h_v U + (A^T h_w / deg) W + beta); output h_v . out.  Degree-normalised sums over
     neighbours make it equivariant in the variables and invariant in the constraints (Assumption 1)."""
+    params = _check_gnn(params)
     A, b, c = check_ilp(A, b, c)
     n = A.shape[1]
     z = np.zeros(n) if z is None else check_array("z", z, ndim=1)
@@ -291,6 +316,8 @@ def _check_orbits(orbits, n=None, name="orbits"):
             flat.append(int(j))
     if len(flat) > 10 ** 6:
         raise ValueError(f"{name} must cover at most 10**6 variables; got {len(flat)}")
+    if not flat:
+        raise ValueError(f"{name} must partition range(n) for some n >= 1; got no variable in {orbits!r:.60}")
     flat.sort()
     n = len(flat) if n is None else n
     if flat != list(range(n)):

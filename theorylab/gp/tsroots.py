@@ -411,13 +411,12 @@ def evaluate_posterior(post, X, *, grad=False):
 
 def tsroots_starts(post, *, n_explore=1, n_exploit=1) -> np.ndarray:
     """TSRoots' starting points (``xnew_TSroots``): the ``n_explore`` minimiser candidates ("tsroots" rule) of the
-    prior sample with the smallest f_post, then the ``n_exploit`` data points with the smallest y."""
+    prior sample with the smallest f_post, then the ``n_exploit`` data points with the smallest y (each >= 1: the
+    rule always has both parts)."""
     if not isinstance(post, PosteriorSample):
         raise TypeError(f"post must be a PosteriorSample (from posterior_sample); got {type(post).__name__}")
-    n_explore = check_int("n_explore", n_explore, low=0, high=10**4)
-    n_exploit = check_int("n_exploit", n_exploit, low=0, high=10**4)
-    if n_explore + n_exploit == 0:
-        raise ValueError("n_explore + n_exploit must be >= 1 (at least one start)")
+    n_explore = check_int("n_explore", n_explore, low=1, high=10**4)
+    n_exploit = check_int("n_exploit", n_exploit, low=1, high=10**4)
     parts = []
     if n_explore:
         Xc, _ = minimiser_candidates(candidate_set(post.prior), rule="tsroots", sigma_f=post.prior.sigma_f)

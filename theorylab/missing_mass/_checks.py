@@ -16,6 +16,7 @@ Budgets (refused before anything is allocated; the message names the argument):
 
 from __future__ import annotations
 
+import math
 import numbers
 from fractions import Fraction
 
@@ -107,12 +108,17 @@ def check_genome(name, genome, *, n=None):
         raise ValueError(f"{name} must have at most {MAX_GENOME} terms; got {len(genome)}")
     top = None if n is None else n + 1
     for key, a in genome.items():
-        ok = (isinstance(key, tuple) and len(key) == 2
-              and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in key))
+        # fast path first (plain int keys, float/Fraction coefficients: a search calls this per candidate)
+        if type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int:
+            ok = True
+        else:
+            ok = (isinstance(key, tuple) and len(key) == 2
+                  and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in key))
         if not ok or not 1 <= key[1] <= key[0] or (top is not None and key[0] > top):
             bound = "" if top is None else f" and m <= n + 1 = {top}"
             raise ValueError(f"{name} keys must be integer pairs (m, k) with 1 <= k <= m{bound}; got {_fmt(key)}")
-        if isinstance(a, Fraction):
+        t = type(a)
+        if t is Fraction or t is int or (t is float and math.isfinite(a)):
             continue
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, (numbers.Real, np.floating)) or not np.isfinite(float(a)):
             raise ValueError(f"{name} coefficients must be finite reals or Fractions; got {_fmt(a)} at {key}")

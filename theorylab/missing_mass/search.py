@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core import as_generator, check_int, check_probability_vector, check_real, child_seed
+from theorylab.core.validate import _fmt
 
 from . import _kernels as K
 from ._checks import (MAX_GENERATIONS, MAX_PARENTS, MAX_TABLE_N, check_bool, check_genome, check_n, check_prob_like,
@@ -253,6 +254,21 @@ class MomentCache:
         return view
 
     def ids(self, keys) -> np.ndarray:
+        """Row indices of the atoms ``keys`` (pairs (m, k) with 1 <= k <= m <= n + 1) in :attr:`G`, adding new ones."""
+        if isinstance(keys, (str, bytes, dict)) or not isinstance(keys, (list, tuple)):
+            raise TypeError(f"keys must be a list of pairs (m, k); got {type(keys).__name__} {_fmt(keys)}")
+        n = self.n + 1  # atoms g_k(m) up to m = n + 1 (the unprojected genomes' top row; factorials reach n + 1)
+        for key in keys:
+            if type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int \
+                    and 1 <= key[1] <= key[0] <= n:  # (plain ints: the common case, checked cheaply)
+                continue
+            if not (isinstance(key, tuple) and len(key) == 2
+                    and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in key)
+                    and 1 <= key[1] <= key[0] <= n):
+                raise ValueError(f"keys must hold integer pairs (m, k) with 1 <= k <= m <= n + 1 = {n}; got {_fmt(key)}")
+        return self._ids(keys)
+
+    def _ids(self, keys) -> np.ndarray:
         new = [key for key in dict.fromkeys(keys) if key not in self.index]
         if new:
             self._add(new)
@@ -278,11 +294,12 @@ class MomentCache:
 
     def mse(self, genome: dict) -> float:
         """E[(projected estimator - M_0(n))^2]."""
+        check_genome("genome", genome, n=self.n)
         proj = _project(genome, self.n, self.projection)
         if not proj:
             return float(self._G[0, 0])
         keys = list(proj)
-        ids = self.ids(keys)
+        ids = self._ids(keys)  # (keys of a checked, projected genome)
         a = np.array([float(proj[key]) for key in keys])
         return float(K.quad_mse(self._G, ids, a))
 

@@ -148,7 +148,7 @@ def logcosh_exp_problem(K: int = 3, d: int = 10, n_terms: int = 5, exp_weight: f
     gradients are constant over any practical horizon (the far field, where the objectives are linear)."""
     K = check_int("K", K, low=2, high=MAX_K)
     d = check_int("d", d, low=1, high=MAX_D)
-    n_terms = check_int("n_terms", n_terms, low=0, high=10**4)
+    n_terms = check_int("n_terms", n_terms, low=1, high=10**4)
     exp_weight = check_real("exp_weight", exp_weight, low=0.0, high=1e3)
     start_scale = check_real("start_scale", start_scale, low=0.0, high=1e5)
     if exp_weight > 0 and start_scale > 10:
@@ -156,8 +156,6 @@ def logcosh_exp_problem(K: int = 3, d: int = 10, n_terms: int = 5, exp_weight: f
                          f"overflows; got start_scale = {start_scale:g}")
     check_budget("the problem's arrays", K * (n_terms * d + d * d), max_elements=MAX_ENTRIES, K=K, d=d,
                  n_terms=n_terms)
-    if n_terms == 0 and exp_weight == 0.0:
-        raise ValueError("n_terms = 0 with exp_weight = 0 leaves no objective; give n_terms >= 1 or exp_weight > 0")
     rng = as_generator(seed)
     A = rng.standard_normal((K, n_terms, d)) / np.sqrt(d)
     b = rng.standard_normal((K, n_terms))

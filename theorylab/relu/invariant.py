@@ -12,11 +12,14 @@ import numpy as np
 import pandas as pd
 
 from theorylab.core.seeding import spawn_seeds
-from theorylab.core.validate import check_int
+from theorylab.core.validate import check_int, check_real
 
 from .bounds import is_prime
-from .polytopes import face_volumes, newton_polytopes, p_adic_valuation
-from .random_nets import random_nary_network
+from .polytopes import MAX_COORD, face_volumes, newton_polytopes, p_adic_valuation
+from .random_nets import check_widths, random_nary_network
+
+#: Most networks of one table (each builds and enumerates its Newton polytopes, ~0.1-10 s).
+MAX_NETWORKS = 10**5
 
 
 def volume_invariant_table(*, n: int, widths, N: int, p: int, n_networks: int, seed=0,
@@ -41,13 +44,14 @@ def volume_invariant_table(*, n: int, widths, N: int, p: int, n_networks: int, s
     DataFrame with columns network, polytope, dim, volume (str), v_p, threshold, above, divisible.
     """
     n = check_int("n", n, low=1)
-    N = check_int("N", N, low=1)
-    p = check_int("p", p, low=2)
+    N = check_int("N", N, low=1, high=MAX_COORD)
+    p = check_int("p", p, low=2, high=MAX_COORD)
     if not is_prime(p):
         raise ValueError(f"p must be a prime; got {p}")
-    n_networks = check_int("n_networks", n_networks, low=1)
-    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__") or len(widths) == 0:
-        raise ValueError(f"widths must be a non-empty sequence of hidden widths (k >= 1 layers); got {widths!r}"[:200])
+    n_networks = check_int("n_networks", n_networks, low=1, high=MAX_NETWORKS)
+    widths = check_widths(widths, min_layers=1)
+    max_numerator = check_int("max_numerator", max_numerator, low=1, high=MAX_COORD)
+    p_zero = check_real("p_zero", p_zero, low=0.0, high=1.0, high_open=True)
     min_dim = check_int("min_dim", min_dim, low=0, high=n)
     k = len(widths)
     threshold = p ** k

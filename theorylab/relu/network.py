@@ -276,17 +276,39 @@ class ReLUNetwork:
             out[idx] = Fraction(int(Y[idx]), S)
         return out[0] if single else out
 
+    def _check_numerators(self, num):
+        """``num`` as an (m, n_inputs) array of integers (object array of Python ints, or an int array) and
+        max |num| (0 if empty); floats, strings, bools and other shapes are refused naming ``num``."""
+        if num is None or isinstance(num, (str, bytes)):
+            raise TypeError(f"num must be an (m, {self.n_inputs}) array of integers; got {num!r:.60}")
+        arr = np.asarray(num) if isinstance(num, np.ndarray) else np.asarray(num, dtype=object)
+        if arr.ndim != 2 or arr.shape[1] != self.n_inputs:
+            raise ValueError(f"num must have shape (m, {self.n_inputs}); got shape {arr.shape}")
+        if arr.dtype.kind in "iu":
+            return arr, (int(np.abs(arr.astype(object)).max()) if arr.size else 0)
+        if arr.dtype != object:
+            raise TypeError(f"num must hold integers (numerators); got {arr.dtype.name} data {num!r:.60}")
+        bound = 0
+        for v in arr.ravel():
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"num must hold integers (numerators); got {type(v).__name__} {v!r:.40}")
+            bound = max(bound, abs(int(v)))
+        return arr, bound
+
     def evaluate_numerators(self, num, S0: int = 1, *, backend: str = "auto"):
         """Exact evaluation on integer numerators ``num / S0``; returns ``(Y, S)`` with outputs ``Y / S``.
 
         ``backend``: ``"auto"`` (int64 kernel when provably overflow-free), ``"int64"``
         (raise OverflowError if not provably safe) or ``"python"`` (Python integers).
         """
+        if backend not in ("auto", "int64", "python"):
+            raise ValueError(f"backend must be 'auto', 'int64' or 'python'; got {backend!r}")
+        num, bound = self._check_numerators(num)
+        S0 = check_int("S0", S0, low=1)
         forms = self._integer_form()
         S = [S0]
         for _, _, D in forms:
             S.append(S[-1] * D)
-        bound = max((abs(int(v)) for v in np.asarray(num, dtype=object).ravel()), default=0)
         safe = bound < _INT64_SAFE and S[-1] < _INT64_SAFE
         for l, (A, B, D) in enumerate(forms):
             row = max((sum(abs(int(a)) for a in r) for r in A), default=0)
@@ -295,8 +317,6 @@ class ReLUNetwork:
             safe = safe and bound < _INT64_SAFE
         if backend == "int64" and not safe:
             raise OverflowError("int64 evaluation is not provably overflow-free for this network and input")
-        if backend not in ("auto", "int64", "python"):
-            raise ValueError(f"backend must be 'auto', 'int64' or 'python'; got {backend!r}")
         if safe and backend != "python":
             dims = np.array(self.dims, dtype=np.int64)
             A_flat = np.concatenate([np.asarray(A, dtype=np.int64).ravel() for A, _, _ in forms])

@@ -216,9 +216,9 @@ def trainable_final_error(n_trained, *, N, beta, eta, D0=None, finite_n=False):
 
 
 def trainable_power_law(n_trained, *, beta):
-    """The large-N law eps_inf ~ n_trained^(-beta) / (2 beta zeta(1+beta))."""
+    """The large-N law eps_inf ~ n_trained^(-beta) / (2 beta zeta(1+beta)); ``n_trained``: counts (integers >= 1)."""
     beta = check_beta(beta)
-    n = check_array("n_trained", np.atleast_1d(n_trained))
+    n = check_array("n_trained", np.atleast_1d(n_trained), dtype=np.int64).astype(float)
     if n.size == 0 or np.any(n < 1):
         raise ValueError(f"n_trained must be a non-empty array of counts >= 1; got {n.size} values"
                          + (f", min {n.min():.3g}" if n.size else ""))

@@ -234,6 +234,7 @@ def simulate_sgd_over_L(*, N=1024, Ls=(1, 4, 16), K=2, M=2, beta=1.0, eta=0.1, s
     N = check_int("N", N, low=1)
     if isinstance(Ls, (str, bytes)) or not hasattr(Ls, "__len__"):
         raise TypeError(f"Ls must be a sequence of integers; got {Ls!r}")
+    Ls = [check_int(f"Ls[{i}]", L, low=1, high=N) for i, L in enumerate(Ls)]
     check_memory("the weights of all paths (len(Ls) x (K + M) x N)", len(Ls) * (check_int("K", K, low=1) +
                  check_int("M", M, low=1)) * N, n_paths=len(Ls), N=N, K=K, M=M)
     Ls = [check_sizes(N, L, K, M)[1] for L in Ls]
@@ -247,6 +248,8 @@ def simulate_sgd_over_L(*, N=1024, Ls=(1, 4, 16), K=2, M=2, beta=1.0, eta=0.1, s
 
 
 def _run_paths(*, N, Ls, K, M, beta, eta, sigma_J, activation, alphas, n_trained, teacher, seed, return_init):
+    if not isinstance(return_init, (bool, np.bool_)):
+        raise TypeError(f"return_init must be True or False; got {return_init!r:.60}")
     N, _, K, M = check_sizes(N, Ls[0], K, M)
     activation = check_choice("activation", activation, ACTIVATIONS)
     beta = check_beta(beta)

@@ -99,6 +99,8 @@ def escape_time(alphas, eps, *, height, fraction=0.5):
     Returns NaN if it never does within ``alphas``.
     """
     alphas = check_array("alphas", alphas, ndim=1)
+    if alphas.size == 0:
+        raise ValueError("alphas must hold at least one time; got an empty array")
     eps = check_array("eps", eps, shape=(alphas.size,))
     height = check_positive("height", height)
     fraction = check_real("fraction", fraction, low=0.0, high=1.0, low_open=True)
@@ -120,6 +122,8 @@ def escape_time(alphas, eps, *, height, fraction=0.5):
 def plateau_value(alphas, eps, *, window):
     """eps_g at the flattest point (min |d log eps / d log alpha|) of the curve inside ``window``."""
     alphas = check_array("alphas", alphas, ndim=1)
+    if alphas.size < 3:
+        raise ValueError(f"alphas must hold at least 3 times (a slope needs neighbours); got {alphas.size}")
     eps = check_array("eps", eps, shape=(alphas.size,))
     window = check_array("window", window, shape=(2,))
     if not window[0] < window[1]:

@@ -113,12 +113,17 @@ def euler_maruyama(drift, diffusion, y0, *, t_end, dt, params=(), t0=0.0, n_path
         A path whose state leaves ``|y_j| <= bound`` (or becomes non-finite) counts as diverged and
         raises :class:`SimulationDiverged`; default ``1e6 * max(1, max |y0|)``.  Pass a bound
         derived from your SDE if it legitimately grows further.
+    parallel : None or bool
+        Checked but without effect: this engine's kernel always spreads the paths over numba's threads
+        (``NUMBA_NUM_THREADS=1`` runs them in one).
 
     Returns
     -------
     times : array (n_rec,)
     paths : array (n_paths, n_rec, dim)
     """
+    if parallel is not None and not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be None, True or False; got {parallel!r:.60}")
     for name, f in (("drift", drift), ("diffusion", diffusion)):
         if not hasattr(f, "py_func"):
             raise TypeError(f"{name} must be a numba-jitted function f(t, y, params, out); got {f!r}")

@@ -229,17 +229,16 @@ class DiskRun:
     c: float
 
     def __post_init__(self):  # a record built by hand is checked like one a function returns
-        # the windowed means may overflow: _finish turns that into SimulationDiverged, so they are not checked here
-        check_record(self, nonfinite=("err2", "grad2", "gap"))
+        # (the runs check their windowed means with _finite first, so an overflow is SimulationDiverged)
+        check_record(self)
 
 
-def _finish(run: DiskRun, what: str) -> DiskRun:
-    for name in ("err2", "grad2", "gap"):
-        arr = getattr(run, name)
+def _finite(what: str, **means) -> None:
+    """SimulationDiverged if a windowed mean overflowed (before the record, which refuses NaN/inf, is built)."""
+    for name, arr in means.items():
         if not np.all(np.isfinite(arr)):
             raise SimulationDiverged(f"{what}: {name} overflowed (the step size eta, the noise sigma C / B or x0 is "
                                      f"too large; first bad window {int(np.argwhere(~np.isfinite(arr))[0][1])})")
-    return run
 
 
 def _sizes(n_steps, record_every, n_runs, B, d, max_work, what):
@@ -271,8 +270,8 @@ def run_disk(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta:
             record_every)
     map_blocks(lambda s: K.disk_runs(*args, seeds[s], *(o[s] for o in out)), n_runs,
                work=n_runs * n_steps * B * P.d, parallel=parallel)
-    run = DiskRun(*out, steps=np.arange(nK) * record_every, kappa=kappa, gamma=gamma, c=c)
-    return _finish(run, f"run_disk(kappa={kappa}, eta={eta}, sigma={sigma}, C={C})")
+    _finite(f"run_disk(kappa={kappa}, eta={eta}, sigma={sigma}, C={C})", err2=out[0], grad2=out[1], gap=out[2])
+    return DiskRun(*out, steps=np.arange(nK) * record_every, kappa=kappa, gamma=gamma, c=c)
 
 
 def run_disk_numpy(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5, eta: float = 1.0,
@@ -310,8 +309,10 @@ def run_disk_numpy(problem: Quadratic, *, kappa: float = 0.7, gamma: float = 0.5
             break
         xp, x = x, x - eta * g
     cnt = np.minimum(record_every, n_steps - np.arange(nK) * record_every)
-    run = DiskRun(*(acc / cnt), clipped, steps=np.arange(nK) * record_every, kappa=kappa, gamma=gamma, c=c)
-    return _finish(run, f"run_disk_numpy(kappa={kappa}, eta={eta}, sigma={sigma}, C={C})")
+    means = acc / cnt
+    _finite(f"run_disk_numpy(kappa={kappa}, eta={eta}, sigma={sigma}, C={C})", err2=means[0], grad2=means[1],
+            gap=means[2])
+    return DiskRun(*means, clipped, steps=np.arange(nK) * record_every, kappa=kappa, gamma=gamma, c=c)
 
 
 # --------------------------------------------------------------------------- one run, everything recorded

@@ -252,8 +252,8 @@ def _run_args(A, b, lam, loss, x0, eta0, gamma, beta, clip, n_iter, record_every
                          f"larger eta-step oscillates or diverges); got {gamma!r}")
     beta = check_real("beta", beta, low=0.0, low_open=True, high=1e6)
     clip = check_real("clip", clip, low=0.0, low_open=True, high=1e6)
-    n_iter = check_size("n_iter", n_iter, low=0, budget=MAX_ITER)
-    record_every = check_int("record_every", record_every, low=1, high=max(n_iter, 1))
+    n_iter = check_size("n_iter", n_iter, low=1, budget=MAX_ITER)
+    record_every = check_int("record_every", record_every, low=1, high=n_iter)
     eps_stop = -1.0 if eps_stop is None else check_real("eps_stop", eps_stop, low=0.0, low_open=True, high=1e6)
     n_runs = check_size("n_runs", n_runs, budget=10**6)
     K_ = n_iter // record_every + 1

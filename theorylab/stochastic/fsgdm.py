@@ -119,8 +119,8 @@ def _rational(name, value):
 
 def dc_gain_exact(k: int, delta: int, mu, v=1):
     """Exact rationals (H(1) = v/(1 - u_k), v (s + mu)/mu) at stage k, s = k delta [derived]; mu a Fraction."""
-    k = check_int("k", k, low=0)
-    delta = check_int("delta", delta, low=1)
+    k = check_int("k", k, low=0, high=10**12)
+    delta = check_int("delta", delta, low=1, high=10**12)
     mu, v = _rational("mu", mu), _rational("v", v)
     s = Fraction(k * delta)
     u = s / (s + mu)

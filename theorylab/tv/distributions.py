@@ -311,6 +311,7 @@ def random_mixture(k, n, q, *, seed=0, exact=True, denom=97) -> Mixture:
     check_budget("random_mixture's marginal table", k * n * q, max_elements=10**7, k=k, n=n, q=q)
     if not isinstance(exact, (bool, np.bool_)):
         raise TypeError(f"exact must be True or False; got {exact!r}")
+    denom = check_int("denom", denom, low=2, high=10**12)  # checked even when exact=False ignores it
     rng = as_generator(seed)
     if exact:
         denom = check_int("denom", denom, low=q + 1, high=10**12)

@@ -71,6 +71,30 @@ class EquivalenceResult:
 
     def __post_init__(self):  # a record built by hand is checked like one a function returns
         check_record(self)
+        check_choice("EquivalenceResult: method", self.method, METHODS)
+        if self.ops < 0:
+            raise ValueError(f"EquivalenceResult: ops must be >= 0; got {self.ops}")
+        if self.basis_sizes.dtype.kind not in "iu" or np.any(self.basis_sizes < 0):
+            raise ValueError(f"EquivalenceResult: basis_sizes must hold dimensions (integers >= 0); got "
+                             f"{self.basis_sizes!r:.60}")
+        if self.equivalent:
+            if self.witness is not None or self.difference is not None:
+                raise ValueError(f"EquivalenceResult: witness and difference must be None when equivalent is True; "
+                                 f"got witness={self.witness!r:.40}, difference={self.difference!r:.40}")
+            return
+        w = self.witness
+        if not isinstance(w, tuple) or not w or not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in w):
+            raise TypeError(f"EquivalenceResult: witness must be a point of [q]^n (a tuple of ints >= 0) when "
+                            f"equivalent is False; got {w!r:.60}")
+        d = self.difference
+        if d is not None:
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer, Fraction)):
+                raise TypeError(f"EquivalenceResult: difference must be an exact rational (Fraction) or None; got "
+                                f"{d!r:.60} of type {type(d).__name__}")
+            if d == 0:
+                raise ValueError("EquivalenceResult: difference must be P(x) - Q(x) != 0 at the witness; got 0")
+            object.__setattr__(self, "difference", Fraction(d))
 
     def __bool__(self) -> bool:
         return self.equivalent

@@ -370,6 +370,11 @@ def draw_allocations(allocator: str, batch: LogisticBatch, budget: int, n_draws:
     check_choice("allocator", allocator, ALLOCATORS)
     if not isinstance(batch, LogisticBatch):
         raise TypeError(f"batch must be a LogisticBatch (from logistic_batch); got {type(batch).__name__}")
+    # every policy's parameters are checked, also those of the allocators not in use
+    check_choice("law", law, LAWS)
+    p = check_real("p", p, low=0.0, high=1.0)
+    length_scale = check_real("length_scale", length_scale, low=1e-6, high=1e6)
+    variance = check_real("variance", variance, low=1e-12, high=1e12)
     B = batch.B
     N = _budget(budget, B)
     R = check_size("n_draws", n_draws)

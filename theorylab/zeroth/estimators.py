@@ -224,7 +224,7 @@ def zo_sgd(oracle: Oracle, x0, *, law: str = "gaussian", b: int = 1, delta: floa
     """
     x0, law, b, delta, scheme = _check_common(oracle, x0, law, b, delta, scheme, x_name="x0")
     step = check_real("step", step, low=0.0, low_open=True)
-    n_iter = check_size("n_iter", n_iter, low=0)
+    n_iter = check_size("n_iter", n_iter, low=1)
     n_paths = check_size("n_paths", n_paths)
     record_every = check_size("record_every", record_every)
     q = queries_per_estimate(law, b, scheme)

@@ -397,7 +397,7 @@ def strict_saddle(d: int = 10, *, n_negative: int = 1, h_neg: float = -1.0, h_po
     ``n_negative`` coordinates and 0 elsewhere, with f* = -n_negative h_neg^2 / (4q).
     """
     d = check_size("d", d, budget=MAX_DIM)
-    k = check_int("n_negative", n_negative, low=0, high=d)
+    k = check_int("n_negative", n_negative, low=1, high=d)
     h_neg = check_real("h_neg", h_neg, high=0.0, high_open=True)
     h_pos = check_real("h_pos", h_pos, low=0.0, low_open=True)
     q = check_real("q", q, low=0.0, low_open=True)

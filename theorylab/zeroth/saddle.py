@@ -326,6 +326,9 @@ def critical_displacement(nu, *, oracle: str = "value", h_neg: float = -1.0, q: 
     h_neg = check_real("h_neg", h_neg, high=0.0, high_open=True)
     q = check_real("q", q, low=0.0, low_open=True)
     nu = _reals("nu", nu)
+    # the finite-difference step (value oracle) is checked in either mode: "sqrt" or a fixed h, as in the runs
+    fixed_h = None if isinstance(fd_step_rule, str) and check_choice("fd_step_rule", fd_step_rule, ("sqrt",)) \
+        else check_real("fd_step_rule", fd_step_rule, low=FD_FLOOR, high=1.0)
     gamma = -h_neg
     top = _top_level(oracle, gamma, q)
     if nu.size and np.max(nu) > top:
@@ -346,11 +349,7 @@ def critical_displacement(nu, *, oracle: str = "value", h_neg: float = -1.0, q: 
             x = np.where(slope > 0, x - (gamma * x - q * x**3 - nu[ok]) / np.where(slope > 0, slope, 1.0), x)
         out[ok] = x
         return out
-    if isinstance(fd_step_rule, str):
-        check_choice("fd_step_rule", fd_step_rule, ("sqrt",))
-        h = np.sqrt(np.maximum(nu, FD_FLOOR**2))
-    else:
-        h = check_real("fd_step_rule", fd_step_rule, low=0.0, low_open=True)
+    h = np.sqrt(np.maximum(nu, FD_FLOOR**2)) if fixed_h is None else fixed_h
     out = np.full(nu.shape, np.inf)
     ok = nu <= top
     w = np.sqrt((gamma - np.sqrt(gamma**2 - 8 * q * nu[ok])) / q)          # phi(w) = -2 nu
