@@ -148,7 +148,7 @@ def test_the_scaffold_passes_its_own_tests(tmp_path):
              NUMBA_NUM_THREADS="1")
     r = _pytest(e, project, "-p", "theorylab", "-q")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "13 passed" in r.stdout  # 8 tests (incl. the mutation test and the notebook) + 5 claims
+    assert "14 passed" in r.stdout  # 9 tests (incl. the mutation test and the notebook) + 5 claims
 
 
 def test_the_scaffold_refuses_bad_ids(tmp_path):
