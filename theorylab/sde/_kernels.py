@@ -209,15 +209,21 @@ def draw_noise(kind, nu, state):
 
 
 @njit(cache=True, error_model="numpy")
-def em_step(model, t, dt, y, dw, H, sig, p, tab, g):
-    """One Euler–Maruyama step of ``model`` in place; ``dw`` holds the Brownian increments."""
+def ou_gbm_step(model, dt, y, dw, p):
+    """One Euler–Maruyama step of the test SDE ``model`` (OU or GBM) in place."""
     if model == OU:
         for i in range(y.size):
             y[i] += p[0] * (p[1] - y[i]) * dt + p[2] * dw[i]
-        return
-    if model == GBM:
+    else:
         for i in range(y.size):
             y[i] += p[0] * y[i] * dt + p[1] * y[i] * dw[i]
+
+
+@njit(cache=True, error_model="numpy")
+def em_step(model, t, dt, y, dw, H, sig, p, tab, g):
+    """One Euler–Maruyama step of ``model`` in place; ``dw`` holds the Brownian increments."""
+    if model == OU or model == GBM:
+        ou_gbm_step(model, dt, y, dw, p)
         return
     d = sig.size
     eta, rho1, rho2, eps, theta, noise = p[0], p[1], p[2], p[3], p[4], p[5]
@@ -286,7 +292,10 @@ def em_run_paths(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_eve
     sq_dt = math.sqrt(dt)
     # Gaussian SignSGD with a diagonal Hessian: the fused step (same numbers as em_step)
     fused = model == SIGNSGD and H.shape[0] == 1 and p[5] == 0.0
-    c = H[0] / sig if fused else np.zeros(1)
+    c = np.zeros(sig.size)      # (explicit loops, not array expressions: each compiles in ~1 s)
+    if fused:
+        for j in range(sig.size):
+            c[j] = H[0, j] / sig[j]
     sq_eta_dt = math.sqrt(p[0]) * sq_dt if fused else 0.0
     for i in range(n_paths):
         state = np.empty(4, dtype=np.uint64)
@@ -294,7 +303,8 @@ def em_run_paths(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_eve
         y = y0.copy()
         dw = np.zeros(dim)
         g = np.zeros(sig.size)
-        out[i, 0] = y
+        for j in range(dim):
+            out[i, 0, j] = y[j]
         for k in range(n_steps):
             if fused:
                 signsgd_diag_step(y, c, dt, sq_eta_dt, state)
@@ -306,13 +316,16 @@ def em_run_paths(model, y0, n_noise, H, sig, p, tab, t0, dt, n_steps, record_eve
                 diverged[i] = k + 1
                 break
             if (k + 1) % record_every == 0:
-                out[i, (k + 1) // record_every] = y
+                for j in range(dim):
+                    out[i, (k + 1) // record_every, j] = y[j]
 
 
 def em_levels(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, seeds, bound):
     """Terminal values of Euler–Maruyama at several step sizes driven by ONE Brownian path.
 
-    Level ``l`` takes steps of ``factors[l] * t_end / n_fine`` whose increments are sums of
+    ``model`` is a test SDE (OU or GBM; :func:`ou_gbm_step`: the optimizers' models are not
+    compiled in, which halves this kernel's compilation).  Level ``l`` takes steps of
+    ``factors[l] * t_end / n_fine`` whose increments are sums of
     ``factors[l]`` fine increments (the coupling of diffrax's strong-order test); every
     factor must divide ``n_fine``.  Returns ``(y_T (n_paths, n_levels, dim), W_T
     (n_paths, dim), diverged (n_paths,))``.
@@ -340,8 +353,8 @@ def em_levels_paths(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, 
         ys = np.empty((n_lev, dim))
         acc = np.zeros((n_lev, dim))
         for l in range(n_lev):
-            ys[l] = y0
-        g = np.zeros(sig.size)
+            for j in range(dim):
+                ys[l, j] = y0[j]
         w = np.zeros(dim)
         bad = False
         for k in range(n_fine):
@@ -353,7 +366,7 @@ def em_levels_paths(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, 
             for l in range(n_lev):
                 f = factors[l]
                 if (k + 1) % f == 0:
-                    em_step(model, (k + 1 - f) * h, f * h, ys[l], acc[l], H, sig, p, tab, g)
+                    ou_gbm_step(model, f * h, ys[l], acc[l], p)
                     if _bad(ys[l], bound):
                         bad = True
                     for j in range(dim):
@@ -362,8 +375,11 @@ def em_levels_paths(model, y0, n_noise, H, sig, p, tab, t_end, n_fine, factors, 
                 diverged[i] = k + 1
                 break
         if not bad:
-            yT[i] = ys
-        WT[i] = w
+            for l in range(n_lev):
+                for j in range(dim):
+                    yT[i, l, j] = ys[l, j]
+        for j in range(dim):
+            WT[i, j] = w[j]
 
 
 @njit(cache=True, error_model="numpy")
@@ -434,7 +450,8 @@ def opt_run_paths(kind, x0, v0, H, sig, p, n_steps, record_every, seeds, bound, 
             if k % record_every == 0:
                 loss[i, k // record_every] = quad_loss(H, x)
         if not bad:
-            xf[i] = x
+            for j in range(d):
+                xf[i, j] = x[j]
 
 
 def coupled_run(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, record_every, seeds, bound):
@@ -493,9 +510,11 @@ def coupled_run_paths(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, r
         gs = np.zeros(d)
         xi = np.zeros(d)
         y = np.zeros(dim)
-        y[:d] = x0
+        for j in range(d):
+            y[j] = x0[j]
         if model == RMSPROPW:
-            y[d:] = v0
+            for j in range(d):
+                y[d + j] = v0[j]
         dw = np.zeros(dim)
         lo[i, 0] = quad_loss(H, x)
         ls[i, 0] = lo[i, 0]
@@ -518,8 +537,9 @@ def coupled_run_paths(kind, x0, v0, H, sig, p_opt, p_sde, tab, n_steps, n_sub, r
                 lo[i, k // record_every] = quad_loss(H, x)
                 ls[i, k // record_every] = quad_loss(H, y[:d])
         if bad:
-            lo[i, :] = np.nan
-            ls[i, :] = np.nan
+            for r in range(lo.shape[1]):
+                lo[i, r] = np.nan
+                ls[i, r] = np.nan
 
 
 @njit(cache=True, error_model="numpy")
@@ -549,14 +569,17 @@ def signsgd_sde_final_paths(x0, H_diag, sig, eta, dt, n_steps, seeds, out):
     """:func:`signsgd_sde_final` on the paths of ``seeds``, written into ``out`` (serial)."""
     n_paths = seeds.size
     sq = math.sqrt(eta) * math.sqrt(dt)
-    c = H_diag / sig
+    c = np.empty(sig.size)
+    for j in range(sig.size):
+        c[j] = H_diag[j] / sig[j]
     for i in range(n_paths):
         state = np.empty(4, dtype=np.uint64)
         seed_state(seeds[i], state)
         x = x0.copy()
         for k in range(n_steps):
             signsgd_diag_step(x, c, dt, sq, state)
-        out[i] = x
+        for j in range(x.size):
+            out[i, j] = x[j]
 
 
 @njit(error_model="numpy", cache=True)
@@ -565,9 +588,13 @@ def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every,
     ``f(t, y, params, out)`` writing the drift and the diagonal diffusion into ``out``)."""
     dim = y0.size
     n_rec = n_steps // record_every + 1
-    out = np.full((n_rec, dim), np.nan)
+    out = np.empty((n_rec, dim))
+    for r in range(n_rec):
+        for j in range(dim):
+            out[r, j] = np.nan
     y = y0.copy()
-    out[0] = y
+    for j in range(dim):
+        out[0, j] = y[j]
     sq = math.sqrt(dt)
     for k in range(n_steps):
         t = t0 + k * dt
@@ -578,7 +605,8 @@ def em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every,
         if _bad(y, bound):
             return out, k + 1
         if (k + 1) % record_every == 0:
-            out[(k + 1) // record_every] = y
+            for j in range(dim):
+                out[(k + 1) // record_every, j] = y[j]
     return out, -1
 
 
@@ -598,7 +626,9 @@ def _em_generic(drift, diffusion, y0, params, t0, dt, n_steps, record_every, see
         a = np.zeros(dim)
         b = np.zeros(dim)
         path, dv = em_generic_path(drift, diffusion, y0, params, t0, dt, n_steps, record_every, a, b, state, bound)
-        res[i] = path
+        for r in range(path.shape[0]):
+            for j in range(dim):
+                res[i, r, j] = path[r, j]
         diverged[i] = dv
 
 
