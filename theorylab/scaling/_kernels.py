@@ -375,7 +375,7 @@ def _update(J, xi, delta, n_trained):
             J[i, p] += di * xi[p]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed, blowup):
     """One path of one-pass SGD, J_i <- J_i + (eta/sqrt N) delta_i xi, xi = sqrt(lam) * z.
 
@@ -413,27 +413,21 @@ def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed, blowup):
 
 def sgd_paths(J0, B, lam, n_trained, eta, erf, rec_steps, seeds, blowup):
     """Independent SGD paths, blocks of paths on threads (:func:`theorylab.core.parallel.map_blocks`
-    over the serial :func:`sgd_block`; path p seeded by ``seeds[p]``, whatever the split).
+    calling the ``nogil`` :func:`sgd_path` once per path; path p seeded by ``seeds[p]``, whatever the split).
 
     J0: (P, K, N), B: (P, M, N), lam: (P, N) per-path spectra (so paths may differ in L);
-    blowup: (P,) per-path divergence bounds on eps_g.  (A ``prange`` kernel compiled about
-    twice as slowly.)
+    blowup: (P,) per-path divergence bounds on eps_g.  (A ``prange`` kernel compiled about twice
+    as slowly, and a serial kernel looping over the paths would compile sgd_path's tree a second time;
+    a path is N x steps work, so one Python call per path costs nothing measurable.)
     """
     P = J0.shape[0]
     eps = np.empty((P, rec_steps.shape[0]))
     status = np.empty(P, dtype=np.int64)
     K, N = J0.shape[1], J0.shape[2]
     work = P * float(rec_steps[-1] if rec_steps.size else 0) * (2 * K + B.shape[1] + 1) * N
-    map_blocks(lambda s: sgd_block(J0[s], B[s], lam[s], n_trained, eta, erf, rec_steps, seeds[s], blowup[s], eps[s],
-                                   status[s]), P, work=work)
+
+    def block(s):
+        for p in range(s.start, s.stop):
+            eps[p], status[p] = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p], blowup[p])
+    map_blocks(block, P, work=work)
     return eps, status
-
-
-@njit(cache=True, nogil=True)
-def sgd_block(J0, B, lam, n_trained, eta, erf, rec_steps, seeds, blowup, eps, status):
-    """:func:`sgd_path` for every path of the block, written into ``eps`` and ``status`` (serial)."""
-    for p in range(J0.shape[0]):
-        e, s = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p], blowup[p])
-        for j in range(e.shape[0]):
-            eps[p, j] = e[j]
-        status[p] = s
