@@ -1,4 +1,4 @@
-"""Benchmark: the SignSGD SDE step (Cor. 3.3, Gaussian noise) — numba prange kernels vs vectorised numpy.
+"""Benchmark: the SignSGD SDE step (Cor. 3.3, Gaussian noise) — numba kernels (blocks of paths on threads) vs vectorised numpy.
 
 Issue #3's goal, for d = 100, 1000 paths, 1000 steps on 2 cores: the engine's step >= 5x the
 vectorised numpy reference, and within 1.3x of plain C -O3 per element-step per core (issue #15).
@@ -15,11 +15,11 @@ and ``signsgd_sde_final``, the same arithmetic fused into one loop.  Both draw z
 
 import math
 
-import numba
 import numpy as np
 from scipy import special
 
 from theorylab.core import benchmark, best_time, spawn_seeds
+from theorylab.core.parallel import thread_count
 from theorylab.sde import _kernels as K
 
 from theorylab.benchmarks import _c_reference
@@ -51,7 +51,9 @@ def signsgd_sde_step(*, quick=False):
     seeds = spawn_seeds(0, n_paths)
     K.signsgd_sde_final(x0, h, sig, eta, dt, 2, seeds)           # compile / load
     _engine(x0, H_row, sig, p, dt, 2, seeds)
-    threads = numba.get_num_threads()
+    # the threads the kernels actually run on (core.parallel.map_blocks: at most numba's thread count, and
+    # at least MIN_WORK_PER_THREAD element-steps each)
+    threads = thread_count(n_paths, n_paths * n_steps * d)
     rep = 2 if quick else 3
     t_engine = best_time(_engine, x0, H_row, sig, p, dt, n_steps, seeds, repeat=rep)
     t_fused = best_time(K.signsgd_sde_final, x0, h, sig, eta, dt, n_steps, seeds, repeat=rep)

@@ -42,7 +42,7 @@ def _jit_time(J0, B, lam, n_steps, threads):
 def sgd_kernel(*, quick=False):
     """Steps/s of the jitted erf SGD kernel vs the vectorised numpy reference (same N, K, M, paths).
 
-    ``ratio``: P = 4 paths, jitted kernel on all threads (prange over paths) vs numpy batched
+    ``ratio``: P = 4 paths, jitted kernel on all threads (paths on threads, core.parallel.map_blocks) vs numpy batched
     over the same 4 paths.  Also the single-thread ratios for P = 1 and P = 4, and a profile of the
     single-thread P = 4 kernel against its random-number floor (benchmarks/_rng_floor.py): every
     step draws N normals per path, so ``ratio_cap`` = numpy time / time to draw those normals alone

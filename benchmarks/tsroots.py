@@ -17,8 +17,8 @@ def _samples(n, d=1):
 
 @benchmark("tsroots", "critical_points")
 def bench_critical_points(*, quick=False):
-    """Critical points of n 1-D paths on [-1, 1] (l in [0.2, 0.5], 256 features; quick: 10, else 100)."""
-    S = _samples(10 if quick else 100)
+    """Critical points of n 1-D paths on [-1, 1] (l in [0.2, 0.5], 256 features; quick: 5, else 100)."""
+    S = _samples(5 if quick else 100)
 
     def cheb():
         return [T.critical_points_1d(f, 0) for f in S]
@@ -30,7 +30,7 @@ def bench_critical_points(*, quick=False):
     t_r = best_time(ref, repeat=1 if not quick else 2)
     differ = sum(a.size != b.size or (a.size and np.abs(a - b).max() > 1e-8) for a, b in zip(cheb(), ref()))
     post = T.posterior_sample(_samples(1, d=2)[0], np.random.default_rng(0).uniform(-1, 1, (10, 2)), np.zeros(10))
-    axes = [np.linspace(-1, 1, 201)] * 2
+    axes = [np.linspace(-1, 1, 101 if quick else 201)] * 2   # quick (the CI run): the dense side took 1.3 s at 201^2
     G = np.stack([a.ravel() for a in np.meshgrid(*axes, indexing="ij")], 1)
     t_sep = best_time(T._posterior_on_grid, post, axes, repeat=3)
     t_dense = best_time(T.evaluate_posterior, post, G, repeat=1)

@@ -1,11 +1,14 @@
 """Unit tests of theorylab.sde (kernels, API, bad input) for paper adaptive_sde."""
 
+import functools
+
 import numba
 import numpy as np
 import pytest
 from numba import njit
 
 from theorylab.core import SimulationDiverged, spawn_seeds
+from theorylab.core import parallel
 from theorylab import sde
 from theorylab.sde import _kernels as K
 
@@ -66,22 +69,23 @@ def test_levels_coupling_finest_level_equals_plain_run():
     np.testing.assert_allclose(yT[:, 1, 0], st[:, -1, 0], rtol=1e-13)
 
 
-def test_same_seed_same_numbers_and_thread_count_independent():
+def test_same_seed_same_numbers_and_thread_count_independent(monkeypatch):
+    """Same seed, same numbers; and the same numbers when the paths run in 1, 2 or 3 blocks on threads
+    (core.parallel.map_blocks; forced here, since these small runs stay on one thread by default)."""
     q = sde.Quadratic.rotated([1.0, 3.0], seed=2)
     kw = dict(eta=0.05, sigma=0.7, n_steps=40, n_paths=16, record_every=10, seed=11)
     a = sde.run_optimizer("adamw", q, 1.0, **kw).loss
     b = sde.run_optimizer("adamw", q, 1.0, **kw).loss
     np.testing.assert_array_equal(a, b)
-    if numba.config.NUMBA_NUM_THREADS >= 2:
-        old = numba.get_num_threads()
-        try:
-            numba.set_num_threads(1)
-            one = sde.run_sde("signsgd", q, 1.0, **kw).loss
-            numba.set_num_threads(2)
-            two = sde.run_sde("signsgd", q, 1.0, **kw).loss
-        finally:
-            numba.set_num_threads(old)
-        np.testing.assert_array_equal(one, two)
+    runs = {}
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(K, "map_blocks", functools.partial(parallel.map_blocks, threads=threads))
+        runs[threads] = (sde.run_sde("signsgd", q, 1.0, **kw).loss, sde.run_optimizer("adamw", q, 1.0, **kw).loss,
+                         sde.run_coupled("rmspropw", q, 1.0, **kw)[1].loss)
+    for threads in (2, 3):
+        for one, many in zip(runs[1], runs[threads]):
+            np.testing.assert_array_equal(one, many)
+    np.testing.assert_array_equal(runs[1][1], a)
     c = sde.run_optimizer("adamw", q, 1.0, **{**kw, "seed": 12}).loss
     assert not np.array_equal(a, c)
 
@@ -104,9 +108,7 @@ def test_sign_mean_table_interpolation():
 def test_student_t_sde_uses_t_cdf_drift():
     """The Cauchy SignSGD SDE's one-step mean equals -(2 F_1(Y) - 1) dt, in every coordinate.
 
-    Two identical coordinates (h = 1, Y = 0.8), each checked on its own: a diagonal Hessian with
-    d >= 2 gives the kernels a writable (1, d) ``kernel_H`` (d = 1 gives a read-only view, a
-    second em_run compilation used by nothing else in the CI run, about 6 s cold)."""
+    Two identical coordinates (h = 1, Y = 0.8), each checked on its own."""
     q = sde.Quadratic.diagonal([1.0, 1.0])
     run = sde.run_sde("signsgd", q, 0.8, eta=1e-2, sigma=1.0, n_steps=1, n_paths=20000, noise="student_t", nu=1.0,
                       return_states=True, seed=1)

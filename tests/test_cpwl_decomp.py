@@ -19,9 +19,15 @@ def test_basic_solutions_py_func_matches_jit():
     L = np.array([[1.0, 0], [0, 1], [1, 1], [-1, 2]])
     u = np.array([0.0, 0, 1, -1])
     p1, ok1 = _kernels.basic_solutions(L, u, 1e-9)
-    # py_func of a parallel kernel: call with python loops (prange acts as range)
-    p2, ok2 = _kernels.basic_solutions.py_func(L, u, 1e-9)
+    # the block kernel in pure Python over all 6 subsets, and the jitted one in blocks of 1, 2 and 3 subsets
+    C = _kernels.binomial_table(4, 2)
+    p2, ok2 = np.zeros((6, 2)), np.zeros(6, dtype=np.bool_)
+    _kernels.basic_solutions_block.py_func(L, u, 1e-9, C, 0, 6, p2, ok2)
     assert np.array_equal(ok1, ok2)
+    for lo, hi in ((0, 1), (1, 3), (3, 6)):
+        p3, ok3 = np.zeros((6, 2)), np.zeros(6, dtype=np.bool_)
+        _kernels.basic_solutions_block(L, u, 1e-9, C, lo, hi, p3, ok3)
+        assert np.array_equal(ok3[lo:hi], ok1[lo:hi]) and np.array_equal(p3[lo:hi], p1[lo:hi])
     assert np.allclose(p1[ok1], p2[ok2])
     verts = {tuple(np.round(p, 9)) for p in p1[ok1]}
     assert verts == {(0.0, 1.0), (1.0, 0.0)}
@@ -37,26 +43,25 @@ def test_unrank_combination_enumerates_all_subsets():
     assert len(seen) == 20 and all(len(set(s)) == 3 and max(s) < 6 for s in seen)
 
 
-def test_piece_counts_kernel_and_thread_independence():
-    import numba
+def test_piece_counts_kernel_and_thread_independence(monkeypatch):
+    import functools
+
+    from theorylab.core import parallel
 
     flat = np.array([[True, False, False], [True, True, True], [False, False, False]])
     wc = np.array([[0, 1], [1, 2], [2, 0]], dtype=np.int64)
     a = _kernels.piece_counts(flat, wc, 3)
     assert a.tolist() == [2, 1, 3]
-    assert np.array_equal(_kernels.piece_counts.py_func(flat, wc, 3), a)
+    assert np.array_equal(_kernels.piece_counts_serial.py_func(flat, wc, 3), a)
     rng = np.random.default_rng(0)
     big = rng.random((500, 12)) < 0.5
     wc2 = np.array([[i, (i + 1) % 12] for i in range(12)], dtype=np.int64)
-    old = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = _kernels.piece_counts(big, wc2, 12)
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    one = _kernels.piece_counts(big, wc2, 12)
+    # blocks of rows on 2 and 3 threads (forced: map_blocks keeps a run this small on one thread)
+    for threads in (2, 3):
+        monkeypatch.setattr(_kernels, "map_blocks", functools.partial(parallel.map_blocks, threads=threads))
         many = _kernels.piece_counts(big, wc2, 12)
-    finally:
-        numba.set_num_threads(old)
-    assert np.array_equal(one, many)
+        assert np.array_equal(one, many)
     assert np.array_equal(_kernels.piece_counts_serial(big, wc2, 12), many)
 
 

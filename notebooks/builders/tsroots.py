@@ -75,7 +75,7 @@ show()"""),
             "m": (5, "IntSlider(value=5, min=1, max=20)"),
             "seed": (0, "IntSlider(value=0, min=0, max=50)")}),
         ("code", """found = {"tsroots": 0, "random": 0}
-N = 10 if CI else 200
+N = 4 if CI else 200
 for s in range(N):
     g = T.separable_prior_sample(2, lengthscale=0.3, n_features=256, seed=[s, 1])
     X = np.random.default_rng([s, 2]).uniform(-1, 1, (10, 2))

@@ -1,8 +1,8 @@
 """numba kernels: the two hot numeric loops of the package.
 
 * :func:`basic_solutions` — brute-force vertex enumeration of {y : L y >= u}: every
-  ``d``-subset of the rows (unranked from its lexicographic index, so the ``prange`` over
-  subsets is independent of the thread count) is solved by Gaussian elimination with partial
+  ``d``-subset of the rows (unranked from its lexicographic index, so the blocks of
+  subsets run on threads give the same result whatever the thread count) is solved by Gaussian elimination with partial
   pivoting and kept if feasible.  Floating point; the Python layer re-verifies in rationals.
 * :func:`piece_counts` — the number of affine pieces of many functions on one complex at
   once: union–find of the cells across the walls where the bend is zero.
@@ -13,7 +13,9 @@ No input checking and no I/O here (see :mod:`theorylab.cpwl.polyhedron`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from theorylab.core.parallel import map_blocks
 
 
 @njit(cache=True)
@@ -73,23 +75,32 @@ def _solve_rows(L, u, rows, x, M):
     return True
 
 
-@njit(cache=True, parallel=True)
 def basic_solutions(L, u, tol):
     """All feasible basic solutions of {y : L y >= u}, one candidate per d-subset of rows.
 
     Returns (points (n_subsets, d), feasible (n_subsets,) bool).  Duplicates (degenerate
-    vertices) are left to the caller.
+    vertices) are left to the caller.  Blocks of subsets run :func:`basic_solutions_block` on
+    threads (:func:`theorylab.core.parallel.map_blocks`; a ``prange`` kernel compiled about twice as
+    slowly); subset r is unranked from r, so the result does not depend on the split.
     """
     W, d = L.shape
     C = binomial_table(W, d)
-    n_sub = C[W, d]
+    n_sub = int(C[W, d])
     pts = np.zeros((n_sub, d))
     ok = np.zeros(n_sub, dtype=np.bool_)
-    for r in prange(n_sub):
-        rows = np.empty(d, dtype=np.int64)
+    map_blocks(lambda s: basic_solutions_block(L, u, tol, C, s.start, s.stop, pts, ok), n_sub, work=n_sub * W * d)
+    return pts, ok
+
+
+@njit(cache=True, nogil=True)
+def basic_solutions_block(L, u, tol, C, lo, hi, pts, ok):
+    """:func:`basic_solutions` for the subsets of ranks lo..hi-1, written into their rows of ``pts``, ``ok``."""
+    W, d = L.shape
+    rows = np.empty(d, dtype=np.int64)
+    x = np.empty(d)
+    M = np.empty((d, d + 1))
+    for r in range(lo, hi):
         unrank_combination(r, W, d, C, rows)
-        x = np.empty(d)
-        M = np.empty((d, d + 1))
         if _solve_rows(L, u, rows, x, M):
             feas = True
             for i in range(W):
@@ -103,7 +114,6 @@ def basic_solutions(L, u, tol):
                 ok[r] = True
                 for j in range(d):
                     pts[r, j] = x[j]
-    return pts, ok
 
 
 @njit(cache=True)
@@ -129,23 +139,24 @@ def _pieces_of_row(flat_row, wall_cells, n_cells):
     return count
 
 
-@njit(cache=True, parallel=True)
 def piece_counts(flat, wall_cells, n_cells):
     """Number of affine pieces for each row of ``flat`` (S, W) bool: True where the bend is 0.
 
     ``wall_cells`` (W, 2) are the cells on the two sides of each wall.  Cells joined by a
-    flat wall belong to the same piece.
+    flat wall belong to the same piece.  Blocks of rows run :func:`piece_counts_serial` on threads
+    (:func:`theorylab.core.parallel.map_blocks`).
     """
     out = np.zeros(flat.shape[0], dtype=np.int64)
-    for s in prange(flat.shape[0]):
-        out[s] = _pieces_of_row(flat[s], wall_cells, n_cells)
+
+    def block(s):
+        out[s] = piece_counts_serial(flat[s], wall_cells, n_cells)
+    map_blocks(block, flat.shape[0], work=flat.shape[0] * flat.shape[1])
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def piece_counts_serial(flat, wall_cells, n_cells):
-    """:func:`piece_counts` without threads: for one or a few rows the thread-pool start-up of
-    the parallel kernel (~15 ms) dwarfs the union-find itself."""
+    """:func:`piece_counts` without threads (one block of rows; also what a single function's count runs)."""
     out = np.zeros(flat.shape[0], dtype=np.int64)
     for s in range(flat.shape[0]):
         out[s] = _pieces_of_row(flat[s], wall_cells, n_cells)

@@ -295,6 +295,8 @@ def quad_mse(G, ids, a):
 # atom g_k(m) = Phi_k(m) / C(m, k)) and a length L; the arrays have room for L + 2 terms.
 # ---------------------------------------------------------------------------------------
 
+# Integer constants passed to a jitted callee are np.int64(...) or an array element, not a bare literal: numba
+# compiles a callee once more for a Literal[int] argument (7 such duplicates cost ~2 s of a cold CI run).
 @njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
 def _find_term(gm, gk, L, m, k):
     for t in range(L):
@@ -387,7 +389,7 @@ def prune(gm, gk, ga, L, n, tol, phi_scale, lf):
 def project_genome(gm, gk, ga, L, n, phi_projection, om, ok, oa):
     """The feasible genome: (n+1, k) -> (n, k) (``phi_projection``: times (n+1-k)/(n+1)), k > n dropped,
     equal atoms merged, zero coefficients dropped; returns the length."""
-    P = 0
+    P = np.int64(0)
     for t in range(L):
         m = min(gm[t], n)
         k = gk[t]
@@ -460,7 +462,7 @@ def _genome_mse(u, c, lu, l1u, Lg, Q, lf, pm, pk, pa, P, hkeys, hvals, stride, G
             ak[A] = pk[t]
             aw[A] = 0
             for j in range(A + 1):
-                G[A, j] = _pair_moment(u, c, lu, l1u, Lg, Q, pm[t], pk[t], 0, am[j], ak[j], aw[j], lf)
+                G[A, j] = _pair_moment(u, c, lu, l1u, Lg, Q, pm[t], pk[t], aw[A], am[j], ak[j], aw[j], lf)
                 G[j, A] = G[A, j]
             hkeys[h] = key
             hvals[h] = A
@@ -500,7 +502,7 @@ def _top3(F, N, order):
 def _draw_move(state, gm, gk, L, n):
     """A uniform term, a uniform allowed case, and r = 1 w.p. 1/2 else r ~ U(0, 1)."""
     j = below(state, L)
-    _, count = allowed_case(gm[j], gk[j], n, 0)
+    _, count = allowed_case(gm[j], gk[j], n, np.int64(0))
     case, _ = allowed_case(gm[j], gk[j], n, below(state, count))
     r = 1.0 if uniform(state) < 0.5 else uniform(state)
     return j, case, r
@@ -522,7 +524,7 @@ def evolve_kernel(u, c, lf, n, seed, max_terms, n_parents, tournament, ngen, blo
     aw = np.empty(cap, dtype=np.int64)
     am[0], ak[0], aw[0] = n, 0, 1
     G[0, 0] = _pair_moment(u, c, lu, l1u, Lg, Q, am[0], ak[0], aw[0], am[0], ak[0], aw[0], lf)
-    A = 1
+    A = np.int64(1)
     hkeys = np.full(2 * cap, -1, dtype=np.int64)  # atom (m, k) -> its row, keyed by m (n + 2) + k
     hvals = np.empty(2 * cap, dtype=np.int64)
     state = np.empty(4, dtype=np.uint64)
@@ -544,10 +546,10 @@ def evolve_kernel(u, c, lf, n, seed, max_terms, n_parents, tournament, ngen, blo
     ids = np.empty(T, dtype=np.int64)
     # the start genome {(n+1, 1): 1}
     PM[0, 0], PK[0, 0], PA[0, 0], PL[0] = n + 1, 1, 1.0, 1
-    P = project_genome(PM[0], PK[0], PA[0], 1, n, phi_projection, qm, qk, qa)
+    P = project_genome(PM[0], PK[0], PA[0], PL[0], n, phi_projection, qm, qk, qa)
     f_base, A = _genome_mse(u, c, lu, l1u, Lg, Q, lf, qm, qk, qa, P, hkeys, hvals, n + 2, G, am, ak, aw, A, ids)
     PF[0] = f_base
-    npop = 1
+    npop = np.int64(1)
     hist_best = np.empty(max_gen)
     hist_pop = np.empty(max_gen, dtype=np.int64)
     hist_atoms = np.empty(max_gen, dtype=np.int64)
@@ -566,7 +568,7 @@ def evolve_kernel(u, c, lf, n, seed, max_terms, n_parents, tournament, ngen, blo
                 if PF[j] < PF[b]:
                     b = j
             sel[i] = b
-        nc = 0
+        nc = np.int64(0)
         for i in range(n_parents):
             _copy_genome(PM, PK, PA, PL, sel[i], CM, CK, CA, CL, nc)
             CF[nc] = PF[sel[i]]
@@ -593,7 +595,7 @@ def evolve_kernel(u, c, lf, n, seed, max_terms, n_parents, tournament, ngen, blo
             _copy_genome(PM, PK, PA, PL, order[t], CM, CK, CA, CL, nc)
             CF[nc] = PF[order[t]]
             nc += 1
-        npop = 0  # next population: candidates in order, deduplicated by fitness
+        npop = np.int64(0)  # next population: candidates in order, deduplicated by fitness
         for i in range(nc):
             dup = False
             for j in range(npop):

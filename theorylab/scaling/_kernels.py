@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from theorylab.core.parallel import map_blocks
 
 from theorylab.core.rng import normal, seed_state
 
@@ -122,7 +124,7 @@ def drift_matrices(C, K, M, erf, A, Bm, D):
     """
     drift_ab(C, K, M, erf, A, Bm)
     if not erf:
-        eps = eps_from_cov(C, K, M, False)
+        eps = eps_from_cov(C, K, M, erf)
         for i in range(K):
             for k in range(K):
                 D[i, k] = 2.0 * eps / K
@@ -138,7 +140,7 @@ def drift_matrices(C, K, M, erf, A, Bm, D):
                     s += 2.0 * c[a] * c[b] * i4(C, i, k, a, b)
             D[i, k] = s / K
             D[k, i] = D[i, k]
-    return eps_from_cov(C, K, M, True)
+    return eps_from_cov(C, K, M, erf)
 
 
 # --------------------------------------------------------------------------- ODE (per eigen-group)
@@ -193,7 +195,8 @@ def _group_drift(q, r, t, el, eta, A, Bm, D, dq, dr):
             for l in range(L):
                 out[l] *= el[l]
             if k != i:
-                dq[k, i, :] = out
+                for l in range(L):
+                    dq[k, i, l] = out[l]
         for m in range(M):
             out = dr[i, m]
             for l in range(L):
@@ -251,19 +254,20 @@ def _rk4_combine(x, dt, k1, k2, k3, k4):
 def rk4_groups(q0, r0, t0, lam, trained, eta, erf, h, alpha_rec, blowup):
     """Classical RK4 with step <= h, landing exactly on each time in ``alpha_rec`` (sorted).
 
-    q0 (L, K, K), r0 (L, K, M), t0 (L, M, M): initial group overlaps (group index first, as
-    returned by ``group_overlaps``).  Returns (eps (n_rec,), Q (n_rec, K, K), R (n_rec, K, M),
-    status) with status = -1 on success or the index of the record time at which the state
-    became non-finite / exceeded ``blowup``.
+    q0 (K, K, L), r0 (K, M, L), t0 (M, M, L): initial group overlaps, group index LAST and
+    C-contiguous (the caller moves the axis of ``group_overlaps``' arrays: a transpose and copy
+    in here compiled in ~3 s, once per memory layout).  Returns (eps (n_rec,), Q (n_rec, K, K),
+    R (n_rec, K, M), status) with status = -1 on success or the index of the record time at
+    which the state became non-finite / exceeded ``blowup``.
     """
-    L, K, M = q0.shape[0], q0.shape[1], t0.shape[1]
+    K, M, L = q0.shape[0], t0.shape[0], q0.shape[2]
     n_rec = alpha_rec.shape[0]
     eps_out = np.full(n_rec, np.nan)
     Q_out = np.full((n_rec, K, K), np.nan)
     R_out = np.full((n_rec, K, M), np.nan)
-    q = np.ascontiguousarray(q0.transpose((1, 2, 0)))
-    r = np.ascontiguousarray(r0.transpose((1, 2, 0)))
-    t = np.ascontiguousarray(t0.transpose((1, 2, 0)))
+    q = q0.copy()
+    r = r0.copy()
+    t = t0
     w = lam / L
     el = np.empty(L)
     for l in range(L):
@@ -296,8 +300,11 @@ def rk4_groups(q0, r0, t0, lam, trained, eta, erf, h, alpha_rec, blowup):
                 return eps_out, Q_out, R_out, j
         group_cov(q, r, t, w, K, M, C)
         eps_out[j] = eps_from_cov(C, K, M, erf)
-        Q_out[j] = C[:K, :K]
-        R_out[j] = C[:K, K:]
+        for i in range(K):   # (element loops: a 2-d slice assignment compiles in ~1.6 s)
+            for k in range(K):
+                Q_out[j, i, k] = C[i, k]
+            for m in range(M):
+                R_out[j, i, m] = C[i, K + m]
     return eps_out, Q_out, R_out, -1
 
 
@@ -368,7 +375,7 @@ def _update(J, xi, delta, n_trained):
             J[i, p] += di * xi[p]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed, blowup):
     """One path of one-pass SGD, J_i <- J_i + (eta/sqrt N) delta_i xi, xi = sqrt(lam) * z.
 
@@ -404,18 +411,23 @@ def sgd_path(J0, B, lam, n_trained, eta, erf, rec_steps, seed, blowup):
     return eps, -1
 
 
-@njit(parallel=True, cache=True)
 def sgd_paths(J0, B, lam, n_trained, eta, erf, rec_steps, seeds, blowup):
-    """Independent SGD paths in parallel (prange over paths; path p seeded by ``seeds[p]``).
+    """Independent SGD paths, blocks of paths on threads (:func:`theorylab.core.parallel.map_blocks`
+    calling the ``nogil`` :func:`sgd_path` once per path; path p seeded by ``seeds[p]``, whatever the split).
 
     J0: (P, K, N), B: (P, M, N), lam: (P, N) per-path spectra (so paths may differ in L);
-    blowup: (P,) per-path divergence bounds on eps_g.
+    blowup: (P,) per-path divergence bounds on eps_g.  (A ``prange`` kernel compiled about twice
+    as slowly, and a serial kernel looping over the paths would compile sgd_path's tree a second time;
+    a path is N x steps work, so one Python call per path costs nothing measurable.)
     """
     P = J0.shape[0]
     eps = np.empty((P, rec_steps.shape[0]))
     status = np.empty(P, dtype=np.int64)
-    for p in prange(P):
-        e, s = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p], blowup[p])
-        eps[p] = e
-        status[p] = s
+    K, N = J0.shape[1], J0.shape[2]
+    work = P * float(rec_steps[-1] if rec_steps.size else 0) * (2 * K + B.shape[1] + 1) * N
+
+    def block(s):
+        for p in range(s.start, s.stop):
+            eps[p], status[p] = sgd_path(J0[p], B[p], lam[p], n_trained, eta, erf, rec_steps, seeds[p], blowup[p])
+    map_blocks(block, P, work=work)
     return eps, status

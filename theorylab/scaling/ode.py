@@ -146,7 +146,8 @@ def integrate_ode(*, L=8, K=2, M=2, beta=1.0, eta=0.1, activation="erf", overlap
     if method == "rk4":
         # the state may not grow beyond 1e6 x its initial scale (1 for the teacher overlaps t = I)
         state_bound = 1e6 * max(1.0, float(np.abs(q).max()), float(np.abs(r).max()), float(np.abs(t).max()))
-        eps, Q, R, status = kr.rk4_groups(q, r, t, lam, trained, eta, erf, h, alphas, state_bound)
+        q_, r_, t_ = (np.ascontiguousarray(np.moveaxis(a, 0, -1)) for a in (q, r, t))   # group index last
+        eps, Q, R, status = kr.rk4_groups(q_, r_, t_, lam, trained, eta, erf, h, alphas, state_bound)
         if status >= 0:
             raise SimulationDiverged(f"ODE diverged before alpha={alphas[status]:g}: an overlap left "
                                      f"[-{state_bound:.3g}, {state_bound:.3g}] (1e6 x its initial scale) with {ctx_s}")

@@ -91,10 +91,12 @@ class Quadratic:
     @property
     def kernel_H(self) -> np.ndarray:
         """``H`` as the kernels take it: its diagonal, shape (1, d), if ``H`` is diagonal
-        (O(d) gradient instead of O(d^2)), else the dense (d, d) matrix."""
+        (O(d) gradient instead of O(d^2)), else the dense (d, d) matrix.  Always a fresh writable
+        C-contiguous copy: a read-only array (``np.diag``'s view when d = 1) is another numba type, and
+        each kernel would compile a second time for it (~4 s cold)."""
         if np.count_nonzero(self.H - np.diag(np.diag(self.H))) == 0:
-            return np.ascontiguousarray(np.diag(self.H)[None, :])
-        return np.ascontiguousarray(self.H)
+            return np.array(np.diag(self.H)[None, :], dtype=float, order="C")
+        return np.array(self.H, dtype=float, order="C")
 
     @property
     def mu(self) -> float:
