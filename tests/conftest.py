@@ -82,12 +82,6 @@ def rerun_after_losing_points(tmp_path):
     return check
 
 
-def pytest_collection_modifyitems(session, config, items):
-    """The bad-input fuzz runs last: by then the papers' tests have compiled the numba kernels into
-    their on-disk caches, so its servers load them instead of compiling (see its docstring)."""
-    items.sort(key=lambda item: item.nodeid.split("::")[0].endswith("test_bad_input_fuzz.py"))
-
-
 def _paper_of(nodeid: str, papers) -> str:
     """The paper a test belongs to: its file test_<paper>.py, or a parameter id naming the paper."""
     path, _, rest = nodeid.partition("::")
