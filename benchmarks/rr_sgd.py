@@ -82,7 +82,9 @@ def bench_cluster(*, quick=False):
     The 1-worker run records its task times in a folder of point times, from which the 2-worker run
     submits longest-first.  busy_N = recorded task seconds / (N x wall): the share of the workers' time
     spent computing points (near 1: no worker slot waits, and a ratio below 2 comes from cores that other
-    work on the machine takes).
+    work on the machine takes).  cpu_ratio = CPU seconds of the 1 worker / those of the busier of the 2
+    workers over the same runs: what the wall ratio would be with an idle core per worker (CPU time is
+    what a worker got of the core, whatever else ran on the machine).
 
     Measured 2026-12-04, one numba thread per worker: 278 s on 1 worker, 200 s and 217 s on 2 (1.40 and
     1.28).  Two causes (issue 29): the claims of one stream were separate tasks that started together and
@@ -91,10 +93,13 @@ def bench_cluster(*, quick=False):
     the cos sweep, gamma = 0.00625 of the bias sweep, n = 128000 of the logistic sweep) and submitted
     smallest first.  Now a stream is one task, points above ``BATCH_STEPS`` run as batches of chains (no
     number changes) and tasks are prioritised by their recorded times across streams.
-    Measured 2026-12-05 06:19-06:26 UTC with another session's tests on the machine (load average 2.6 at
-    the start, 5.3 at the end, on 2 cores): 183 s on 1 worker, 168 s on 2 (ratio 1.09), the two workers
-    busy computing points 98% of the 2-worker run (330 s of task time in 168 s): no slot was idle; the
-    other session took the second core.
+    Measured 2026-12-05 with `theorylab bench rr_sgd` while other sessions' tests ran on the 2-core
+    machine: 06:40-06:46 UTC (load average 1.3 at the start, 3.0 at the end; another session's pytest held
+    a full core during most of the 2-worker run): 164 s on 1 worker, 111 s on 2, ratio 1.49; cpu_ratio
+    2.04 (164 CPU-s on 1 worker, 80 CPU-s on the busier of 2), busy 0.99 on both: no worker slot waited,
+    the wall ratio lost to the core the other session took.  Earlier, 06:31-06:37 at load 4-6 (three
+    other sessions): 208 s and 185 s, ratio 1.12, busy 0.99.  The work itself fell from 278 s to 164 s on
+    one worker because each stream's experiment is now computed once.
     Before the workers were pinned to one numba thread: 180 s on 1 worker, 190 s on 2 (ratio 0.95; 139 s
     in one local process), because rr_sgd's numba-parallel kernels let a single worker keep both cores busy.
     """
@@ -109,15 +114,17 @@ def bench_cluster(*, quick=False):
     if quick:  # a smoke test of the mechanics (CI): two claims at ci scale, too small to scale
         claims = claims[:2]
     scale = "ci" if quick else "full"
-    wall, measured, busy = {}, {}, {}
+    wall, measured, busy, cpu = {}, {}, {}, {}
     times = tempfile.mkdtemp(prefix="theorylab-point-times-")  # the 1-worker run records, the 2-worker run reads
     for n_workers in (1, 2):
         with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"}) as lc, distributed.Client(lc) as client:
             client.run(_warm_up)  # compile/load per worker
+            cpu0 = client.run(time.process_time)
             t0 = time.perf_counter()
             results = dask_backend.run_claims(claims, scale, 0, client, point_times=times)
             wall[n_workers] = time.perf_counter() - t0
+            cpu[n_workers] = max(t - cpu0[w] for w, t in client.run(time.process_time).items())
             # every task ran in this run, so the folder now holds this run's task times
             busy[n_workers] = _task_seconds(times) / (n_workers * wall[n_workers])
             threads = client.run(lambda: __import__("numba").get_num_threads())
@@ -128,4 +135,5 @@ def bench_cluster(*, quick=False):
     if measured[1] != measured[2]:
         raise AssertionError("rr_sgd's claims gave different numbers on 1 and 2 workers")
     return {"ratio": wall[1] / wall[2], "wall_1_worker_s": wall[1], "wall_2_workers_s": wall[2],
-            "busy_1_worker": busy[1], "busy_2_workers": busy[2], "claims": len(claims), "scale": scale}
+            "busy_1_worker": busy[1], "busy_2_workers": busy[2], "cpu_1_worker_s": cpu[1],
+            "cpu_2_workers_max_s": cpu[2], "cpu_ratio": cpu[1] / cpu[2], "claims": len(claims), "scale": scale}
