@@ -55,26 +55,62 @@ def bench_figure(*, quick=False):
             "numpy_estimate_s": chain_steps / ref["numpy_chain_steps_per_s"], "chain_steps": chain_steps}
 
 
+def _task_seconds(folder) -> float:
+    """Sum of the sweep task times recorded in ``folder`` (core.sweep's point-times files)."""
+    import json
+    from pathlib import Path
+
+    return sum(sum(json.loads(p.read_text()).values()) for p in Path(folder).glob("*.json"))
+
+
+def _warm_up(quick):
+    """Load the jitted kernels of the claims run (numba's disk cache) in a worker: the 1-d kernels (cos and
+    bias streams), and the logistic one at full scale (quick runs two cos claims)."""
+    for problem, gamma in ((cos_problem(), 0.01),) + (() if quick else ((logistic_problem(), 0.005),)):
+        run_pair(problem, gamma=gamma, n=10, n_chains=2)
+
+
 @benchmark("rr_sgd", "cluster_speedup")
 def bench_cluster(*, quick=False):
     """Issue 15: the same command on a dask LocalCluster of 1 and of 2 worker processes, one core each.
 
-    Runs rr_sgd's claims (full scale; quick: two claims at ci scale; no cache) as tasks, their sweep
-    points submitted to the same cluster, once per cluster size after a warm-up kernel call on every
-    worker (numba's disk cache loaded there).  Each worker is one core: one dask thread and one numba
+    Runs rr_sgd's claims (full scale; quick: two claims at ci scale; no cache) as tasks, one per stream,
+    their sweep points submitted to the same cluster, once per cluster size after a warm-up kernel call on
+    every worker (numba's disk cache loaded there).  Each worker is one core: one dask thread and one numba
     thread (``NUMBA_NUM_THREADS=1`` in the worker's environment), as on a cluster whose workers are
     pinned to cores.  ratio = wall time on 1 worker / on 2 workers: 2 is perfect scaling; the claims'
     numbers are asserted equal across sizes (per-path seeds: the numbers do not depend on threads).
+    The 1-worker run records its task times in a folder of point times, from which the 2-worker run
+    submits longest-first.  busy_N = recorded task seconds / (N x wall): the share of the workers' time
+    spent computing points (near 1: no worker slot waits, and a ratio below 2 comes from cores that other
+    work on the machine takes).  cpu_ratio = CPU seconds of the 1 worker / those of the busier of the 2
+    workers over the same runs: what the wall ratio would be with an idle core per worker (CPU time is
+    what a worker got of the core, whatever else ran on the machine).
 
-    Measured 2026-12-04 at full scale on the 2-core machine, one numba thread per worker: 278 s on 1
-    worker, 200 s and 217 s on 2 (ratio 1.40 and 1.28 in two runs).  Not 2: the claims' sweep points are
-    unequal and indivisible on a cluster (the largest point of each stream carries 38-52% of its work:
-    i = 13 of the cos sweep, gamma = 0.00625 of the bias sweep, n = 128000 of the logistic sweep), and
-    they were submitted in sweep order, smallest first (since issue 29 points go longest-first by their
-    recorded times, which needs a cache folder to record them in; not yet remeasured).  Before the workers were pinned to one numba
-    thread: 180 s on 1 worker, 190 s on 2 (ratio 0.95; 139 s in one local process), because rr_sgd's
-    numba-parallel kernels let a single worker keep both cores busy.
+    Measured 2026-12-04, one numba thread per worker: 278 s on 1 worker, 200 s and 217 s on 2 (1.40 and
+    1.28).  Two causes (issue 29): the claims of one stream were separate tasks that started together and
+    each computed the shared experiment (at ci 44 point tasks instead of 18), and the claims' sweep points
+    were unequal and indivisible (the largest point of each stream carried 38-52% of its work: i = 13 of
+    the cos sweep, gamma = 0.00625 of the bias sweep, n = 128000 of the logistic sweep) and submitted
+    smallest first.  Now a stream is one task, points above ``BATCH_STEPS`` run as batches of chains (no
+    number changes) and tasks are prioritised by their recorded times across streams.
+    Measured 2026-12-05 with `theorylab bench rr_sgd` while other sessions' tests ran on the 2-core
+    machine: 06:40-06:46 UTC (load average 1.3 at the start, 3.0 at the end; another session's pytest held
+    a full core during most of the 2-worker run): 164 s on 1 worker, 111 s on 2, ratio 1.49; cpu_ratio
+    2.04 (164 CPU-s on 1 worker, 80 CPU-s on the busier of 2), busy 0.99 on both: no worker slot waited,
+    the wall ratio lost to the core the other session took.  06:49-06:55 (load 2.3-3.2, one session's
+    pytest on a core throughout): 163 s and 143 s, ratio 1.14, cpu_ratio 1.95, busy 0.99; 06:59-07:06
+    (load 1.3-4.0): 174 s and 175 s, ratio 1.00, cpu_ratio 1.77 (contention inflates CPU time too: 93 CPU-s
+    on the busier worker), busy 0.99; 06:31-06:37 (load 4-6, three other sessions): 208 s and 185 s,
+    ratio 1.12, busy 0.99.  With one other process holding a core, two workers get 4/3 of a core: the
+    wall ratio cannot pass about 1.3 however the points are scheduled.  The same 9 claims at full scale
+    in one serial process (one numba thread) took 152 s and gave the committed records' numbers exactly.  The work itself fell from 278 s to 164 s on
+    one worker because each stream's experiment is now computed once.
+    Before the workers were pinned to one numba thread: 180 s on 1 worker, 190 s on 2 (ratio 0.95; 139 s
+    in one local process), because rr_sgd's numba-parallel kernels let a single worker keep both cores busy.
     """
+    import tempfile
+
     import distributed
 
     from theorylab.core import dask_backend
@@ -84,14 +120,19 @@ def bench_cluster(*, quick=False):
     if quick:  # a smoke test of the mechanics (CI): two claims at ci scale, too small to scale
         claims = claims[:2]
     scale = "ci" if quick else "full"
-    wall, measured = {}, {}
+    wall, measured, busy, cpu = {}, {}, {}, {}
+    times = tempfile.mkdtemp(prefix="theorylab-point-times-")  # the 1-worker run records, the 2-worker run reads
     for n_workers in (1, 2):
         with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"}) as lc, distributed.Client(lc) as client:
-            client.run(lambda: run_pair(cos_problem(), gamma=0.01, n=10, n_chains=2))  # compile/load per worker
+            client.run(_warm_up, quick)  # compile/load per worker
+            cpu0 = client.run(time.process_time)
             t0 = time.perf_counter()
-            results = dask_backend.run_claims(claims, scale, 0, client)
+            results = dask_backend.run_claims(claims, scale, 0, client, point_times=times)
             wall[n_workers] = time.perf_counter() - t0
+            cpu[n_workers] = max(t - cpu0[w] for w, t in client.run(time.process_time).items())
+            # every task ran in this run, so the folder now holds this run's task times
+            busy[n_workers] = _task_seconds(times) / (n_workers * wall[n_workers])
             threads = client.run(lambda: __import__("numba").get_num_threads())
             if set(threads.values()) != {1}:
                 raise AssertionError(f"workers should run one numba thread each; got {threads}")
@@ -100,4 +141,5 @@ def bench_cluster(*, quick=False):
     if measured[1] != measured[2]:
         raise AssertionError("rr_sgd's claims gave different numbers on 1 and 2 workers")
     return {"ratio": wall[1] / wall[2], "wall_1_worker_s": wall[1], "wall_2_workers_s": wall[2],
-            "claims": len(claims), "scale": scale}
+            "busy_1_worker": busy[1], "busy_2_workers": busy[2], "cpu_1_worker_s": cpu[1],
+            "cpu_2_workers_max_s": cpu[2], "cpu_ratio": cpu[1] / cpu[2], "claims": len(claims), "scale": scale}

@@ -166,3 +166,20 @@ def test_check_force_and_no_cache_hold_at_every_level(tmp_path, monkeypatch):
     assert check() == 0  # the claim is cached
     assert check("--force") == 3
     assert check("--no-cache") == 3  # the memo holds it from the runs above, and is not used
+
+
+def test_claims_of_one_stream_share_one_task_on_dask_and_compute_their_experiment_once():
+    """As separate tasks, claims of one stream started together on the cluster and each computed their
+    experiment (issue 29: 44 point tasks instead of 18 for rr_sgd at ci); run_claims sends a stream as one task."""
+    distributed = pytest.importorskip("distributed")
+    from theorylab.core import dask_backend
+
+    lonely = Claim(PAPER, "lonely", "s", "c", level, {"ci": {"n_points": 2}})
+    claims = [_claim("level", level), lonely, _claim("top", top)]
+    assert dask_backend.stream_groups(claims) == [[0, 2], [1]]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as client:
+        got = dask_backend.run_claims(claims, "ci", 3, client)
+    assert sorted(CALLS) == [0, 0, 1, 1, 2, 3]  # the stream's 4 points once, the lonely claim's 2
+    assert [r.claim for r in got] == ["level", "lonely", "top"]
+    assert [r.measured_value for r in got] == [run_claim(c, "ci", 3).measured_value for c in claims]

@@ -365,3 +365,44 @@ def test_points_are_recorded_and_submitted_longest_first_with_the_same_numbers(t
                         cache_key="sweeptest:lpt")
     assert ORDER == [2, 4, 5, 1, 3]
     pd.testing.assert_frame_equal(on_dask, serial)
+
+
+# ------------------------------------------------------------------------------ batches and point times (issue 29)
+def per_unit(*, n, mu, seed, batch=None):
+    """Rows of units ``batch.slice(n)``, each drawn from its own stream: batches stack to one call."""
+    from theorylab.core import spawn_seeds
+
+    units = range(n) if batch is None else range(n)[batch.slice(n)]
+    seeds = spawn_seeds(seed, n)[units.start:units.stop]
+    return pd.DataFrame({"unit": list(units), "x": [mu + np.random.default_rng(int(s)).normal() for s in seeds]})
+
+
+def test_batches_stack_to_the_unbatched_rows_and_are_timed_apart(tmp_path):
+    from theorylab.core.sweep import Batch, recorded_times
+
+    points = grid(n=[5, 7], mu=[0.0, 1.0])
+    whole = sweep(per_unit, points, seed=3)
+    assert sweep(per_unit, points, seed=3, batches=1).equals(whole)
+    assert sweep(per_unit, points, seed=3, batches=3).equals(whole)
+    folder = tmp_path / "times"
+    with using_run(point_times=folder, claim_key="sweeptest:batches"):  # no cache: times recorded in the folder
+        by_size = sweep(per_unit, points, seed=3, batches=lambda p: p["n"] - 3)
+    assert by_size.equals(whole)
+    times = recorded_times(f"sweeptest:batches:{per_unit.__module__}.per_unit", folder)
+    assert len(times) == 2 * 2 + 2 * 4 and sum(" batch " in k for k in times) == len(times)
+    assert [Batch(b, 3).slice(7) for b in range(3)] == [slice(0, 2), slice(2, 4), slice(4, 7)]
+    with pytest.raises(ValueError, match="batches must be an integer"):
+        sweep(per_unit, points, seed=3, batches=0)
+    with pytest.raises(ValueError, match="n must be an integer"):  # more batches than units
+        Batch(0, 8).slice(7)
+
+
+def test_priorities_put_untimed_first_and_timed_tasks_by_their_time_across_sweeps():
+    from theorylab.core.sweep import UNTIMED_PRIORITY, longest_first, priorities
+
+    ids = ["a", "b", "c"]
+    times = {"a": 0.5, "b": 12.0}
+    order = longest_first([0, 1, 2], ids, times)
+    assert order == [2, 1, 0]
+    p = priorities(order, ids, times)
+    assert p[0] > UNTIMED_PRIORITY > p[1] > p[2] and p[1:] == [12001, 501]  # milliseconds: comparable between sweeps

@@ -165,3 +165,49 @@ def test_mutation_wrong_hessian_is_caught_by_the_remainder_rate(broken_claim):
     assert broken_claim.intact("rr_sgd:rr_remainder_rate", overrides=small).verdict == "reproduced"
     r = broken_claim("rr_sgd:rr_remainder_rate", (V, "cos_problem"), lambda: broken, overrides=small)
     assert r.verdict == "not reproduced", r.measured
+
+
+@pytest.mark.parametrize("problem,kw", [(cos_problem(), dict(gamma=0.05, n=300, x0=5.0)),
+                                        (softplus_problem(), dict(gamma=0.05, n=300)),
+                                        (logistic_problem(), dict(gamma=0.01, n=200)),
+                                        (logistic_problem(), dict(gamma=0.01, n=200, coupling="independent"))])
+def test_chain_batches_stack_to_the_whole_run(problem, kw):
+    """run_pair(chains=) runs chains as in the whole run (each its own stream, a lone chain's leading term
+    solved like many): batches of any size stack to the whole run's numbers, bit for bit."""
+    from theorylab.core.sweep import Batch
+
+    whole = run_pair(problem, n_chains=23, seed=5, **kw)
+    for B in (2, 3, 22, 23):
+        parts = [run_pair(problem, n_chains=23, seed=5, chains=Batch(b, B).slice(23), **kw) for b in range(B)]
+        for name in ("pr_gamma", "pr_2gamma", "rr", "leading", "leading_pr"):
+            assert np.array_equal(np.concatenate([getattr(p, name) for p in parts]), getattr(whole, name)), (B, name)
+
+
+@pytest.mark.parametrize("chains,match", [(range(0, 4, 2), "consecutive"), (slice(0, 4, 2), "consecutive"),
+                                          (range(3, 11), "within range"), (range(2, 2), "non-empty"),
+                                          ([0, 1], "range or slice")])
+def test_bad_chain_ranges_are_named(chains, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        run_pair(cos_problem(), gamma=0.05, n=10, n_chains=10, chains=chains)
+
+
+def test_batched_sweeps_give_the_unbatched_numbers(monkeypatch):
+    """Splitting the large points into chain batches (BATCH_STEPS) changes no number of the experiments."""
+    from theorylab.validations import rr_sgd as V
+
+    whole = {"cos": V.cos_sweep(3, 12, 7), "bias": V.bias_sweep((0.1, 0.05), 200.0, 10, 7),
+             "log": V.logistic_sweep((200, 400), 0.5, 10, 7)}
+    monkeypatch.setattr(V, "BATCH_STEPS", 5000)  # every point above 5000 pair-steps in batches
+    assert V.cos_batches({"i": 3, "n_chains": 12}) == 10  # 48000 pair-steps
+    assert V.bias_batches({"gamma": 0.05, "steps_times_gamma": 200.0, "n_chains": 10}) == 9  # 44000
+    assert V.logistic_batches({"n": 200, "n_chains": 10}) == 3
+    clear_experiments()
+    try:
+        batched = {"cos": V.cos_sweep(3, 12, 7), "bias": V.bias_sweep((0.1, 0.05), 200.0, 10, 7),
+                   "log": V.logistic_sweep((200, 400), 0.5, 10, 7)}
+    finally:
+        clear_experiments()
+    for k in whole:
+        import pandas as pd
+
+        pd.testing.assert_frame_equal(batched[k], whole[k], check_exact=True)

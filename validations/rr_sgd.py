@@ -42,22 +42,48 @@ TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)  # sqrt(N) E|N(0, 1/n)| with n = N/2 ave
 
 # --------------------------------------------------------------------------- experiments (memoised)
 
-def cos_point(*, i: int, n_chains: int, seed: int) -> pd.DataFrame:
-    """One N = 500 * 2^i of the authors' experiment: per chain |RR error|, |remainder|, |leading term|."""
+#: Work of one sweep task, in chain-pair steps of a 1-d problem (about 4 s on one core): a point with more
+#: is split into batches of its chains (``sweep(..., batches=)``, one task each on a cluster), so that the
+#: largest point of a sweep (20% of the claims' work) does not leave the other workers idle.  The chains
+#: of a batch draw the streams they draw in the whole run (``run_pair(chains=)``), so the batch count
+#: changes no number.
+BATCH_STEPS = 2 * 10**8
+#: Cost of a logistic (d = 5, sampled data point) chain-pair step in 1-d steps (measured: 17 vs 48 M/s).
+LOGISTIC_STEP_COST = 3
+
+
+def _n_batches(pair_steps, n_chains) -> int:
+    return int(min(n_chains, max(1, -(-pair_steps // BATCH_STEPS))))
+
+
+def _chains(n_chains, batch):
+    """The chains of ``batch`` (all without one)."""
+    return range(n_chains) if batch is None else range(n_chains)[batch.slice(n_chains)]
+
+
+def cos_batches(point) -> int:
+    return _n_batches(500 * 2 ** point["i"] * point["n_chains"], point["n_chains"])
+
+
+def cos_point(*, i: int, n_chains: int, seed: int, batch=None) -> pd.DataFrame:
+    """One N = 500 * 2^i of the authors' experiment: per chain |RR error|, |remainder|, |leading term|
+    (the chains of ``batch``, see BATCH_STEPS)."""
     N = 500 * 2**i
+    chains = _chains(n_chains, batch)
     out = run_pair(cos_problem(), gamma=1 / np.sqrt(N), n=N // 2, n_burn=N - N // 2, n_chains=n_chains, x0=5.0,
-                   seed=seed)
+                   seed=seed, chains=chains)
     err = np.abs(out.rr[:, 0] - out.theta_star[0])
     rem = np.abs(out.rr[:, 0] - out.theta_star[0] - out.leading[:, 0])
     lead = np.abs(out.leading[:, 0])
-    return pd.DataFrame({"N": N, "chain": np.arange(n_chains), "abs_err": err, "abs_rem": rem, "abs_lead": lead})
+    return pd.DataFrame({"N": N, "chain": np.arange(chains.start, chains.stop), "abs_err": err, "abs_rem": rem,
+                         "abs_lead": lead})
 
 
 @experiment(PAPER)
 def cos_sweep(i_max: int, n_chains: int, seed: int) -> pd.DataFrame:
     """The authors' experiment for N = 500 * 2^i, i <= i_max (one sweep point per N, cached/resumable)."""
     return sweep(cos_point, grid(i=range(i_max + 1), n_chains=[n_chains]), seed=seed, progress=False,
-                 desc="rr_sgd cos N")
+                 desc="rr_sgd cos N", batches=cos_batches)
 
 
 def _per_chain(df, column):
@@ -66,22 +92,35 @@ def _per_chain(df, column):
     return wide.columns.to_numpy(dtype=float), wide.to_numpy()
 
 
-def bias_point(*, gamma: float, steps_times_gamma: float, n_chains: int, seed: int) -> pd.DataFrame:
-    """Stationary bias of PR and RR at one step gamma on the softplus problem (control-variate estimates)."""
+def _bias_steps(gamma, steps_times_gamma):
+    """(n, n_burn) of a bias point."""
+    return int(round(steps_times_gamma / gamma)), int(np.ceil(20 / gamma))
+
+
+def bias_batches(point) -> int:
+    return _n_batches(sum(_bias_steps(point["gamma"], point["steps_times_gamma"])) * point["n_chains"],
+                      point["n_chains"])
+
+
+def bias_point(*, gamma: float, steps_times_gamma: float, n_chains: int, seed: int, batch=None) -> pd.DataFrame:
+    """Stationary bias of PR and RR at one step gamma on the softplus problem (control-variate estimates;
+    the chains of ``batch``)."""
     problem = softplus_problem()
     ts = problem.theta_star[0]
-    n = int(round(steps_times_gamma / gamma))
-    out = run_pair(problem, gamma=gamma, n=n, n_burn=int(np.ceil(20 / gamma)), n_chains=n_chains, seed=seed)
+    n, n_burn = _bias_steps(gamma, steps_times_gamma)
+    chains = _chains(n_chains, batch)
+    out = run_pair(problem, gamma=gamma, n=n, n_burn=n_burn, n_chains=n_chains, seed=seed, chains=chains)
     pr = out.pr_gamma[:, 0] - ts - out.leading_pr[:, 0]
     rr = out.rr[:, 0] - ts - out.leading[:, 0]
-    return pd.DataFrame({"gamma": gamma, "n": n, "chain": np.arange(n_chains), "pr_bias": pr, "rr_bias": rr})
+    return pd.DataFrame({"gamma": gamma, "n": n, "chain": np.arange(chains.start, chains.stop), "pr_bias": pr,
+                         "rr_bias": rr})
 
 
 @experiment(PAPER)
 def bias_sweep(gammas: tuple, steps_times_gamma: float, n_chains: int, seed: int) -> pd.DataFrame:
     """PR/RR bias over the steps ``gammas`` (one sweep point per gamma)."""
     return sweep(bias_point, grid(gamma=gammas, steps_times_gamma=[steps_times_gamma], n_chains=[n_chains]),
-                 seed=seed, progress=False, desc="rr_sgd bias gamma")
+                 seed=seed, progress=False, desc="rr_sgd bias gamma", batches=bias_batches)
 
 
 def bias_table(df) -> pd.DataFrame:
@@ -92,13 +131,20 @@ def bias_table(df) -> pd.DataFrame:
     return t
 
 
-def logistic_point(*, n: int, coupling: str, c: float, n_chains: int, seed: int) -> pd.DataFrame:
-    """n |err|^2 and n |remainder|^2 of RR on logistic regression (d = 5), gamma = c / sqrt(n), one coupling."""
+def logistic_batches(point) -> int:
+    return _n_batches(LOGISTIC_STEP_COST * 2 * point["n"] * point["n_chains"], point["n_chains"])
+
+
+def logistic_point(*, n: int, coupling: str, c: float, n_chains: int, seed: int, batch=None) -> pd.DataFrame:
+    """n |err|^2 and n |remainder|^2 of RR on logistic regression (d = 5), gamma = c / sqrt(n), one coupling
+    (the chains of ``batch``)."""
     problem = logistic_problem()
-    out = run_pair(problem, gamma=c / np.sqrt(n), n=n, n_chains=n_chains, coupling=coupling, seed=seed)
+    chains = _chains(n_chains, batch)
+    out = run_pair(problem, gamma=c / np.sqrt(n), n=n, n_chains=n_chains, coupling=coupling, seed=seed,
+                   chains=chains)
     err = out.rr - out.theta_star
     rem = err - out.leading
-    return pd.DataFrame({"n": n, "coupling": coupling, "chain": np.arange(n_chains),
+    return pd.DataFrame({"n": n, "coupling": coupling, "chain": np.arange(chains.start, chains.stop),
                          "n_sq_err": n * np.sum(err**2, 1), "n_sq_rem": n * np.sum(rem**2, 1)})
 
 
@@ -106,7 +152,7 @@ def logistic_point(*, n: int, coupling: str, c: float, n_chains: int, seed: int)
 def logistic_sweep(ns: tuple, c: float, n_chains: int, seed: int) -> pd.DataFrame:
     """Both couplings at every n (one sweep point per (n, coupling))."""
     return sweep(logistic_point, grid(n=ns, coupling=("shared", "independent"), c=[c], n_chains=[n_chains]),
-                 seed=seed, progress=False, desc="rr_sgd logistic n")
+                 seed=seed, progress=False, desc="rr_sgd logistic n", batches=logistic_batches)
 
 
 # --------------------------------------------------------------------------- claims

@@ -25,7 +25,9 @@ class RunContext:
     ``progress``: a callable ``progress(event: str, **info)`` or None; ``force``: recompute
     everything computed before this run (claims, experiments, sweep points; ``--force``);
     ``memo``: False (``--no-cache``) forbids the in-process memo of experiments too;
-    ``run_id``: names this run, so that under ``force`` what it computed is reused within it.
+    ``run_id``: names this run, so that under ``force`` what it computed is reused within it;
+    ``point_times``: a folder where sweeps record and read their tasks' times (for the longest-first
+    order), or None: the cache's ``point-times/`` folder, or only this process without a cache.
     """
 
     claim_key: str | None = None
@@ -36,6 +38,7 @@ class RunContext:
     force: bool = False
     memo: bool = True
     run_id: str | None = None
+    point_times: object | None = None
 
 
 _CURRENT: contextvars.ContextVar[RunContext] = contextvars.ContextVar("theorylab_run", default=RunContext())

@@ -7,12 +7,15 @@ Start a cluster and point theorylab at it::
     theorylab check rr_sgd --scheduler tcp://HOST:8786
 
 :func:`connect` opens a client or fails within ``timeout`` seconds with a
-:class:`ConnectionError` naming the address.  :func:`run_claims` sends each claim
-(:func:`theorylab.core.checks.run_claim`) to the cluster as one task and returns the results
-in the order of the input.  Inside that task the claim's :func:`~theorylab.core.sweep.sweep`
-calls submit their points to the same cluster via ``distributed.worker_client`` (the claim's
-task secedes from its worker's thread pool while it waits, so the points can run anywhere,
-also on that worker).  Seeds depend on (root seed, paper, claim, point) only, so the results
+:class:`ConnectionError` naming the address.  :func:`run_claims` sends the claims
+(:func:`theorylab.core.checks.run_claim`) to the cluster as tasks, one per stream (the claims of
+one paper naming one ``stream=`` run one after the other in one task, so the experiment they
+share is computed once, then served from that worker's memo: as separate tasks they started
+together and each computed it), and returns the results in the order of the input.  Inside that
+task the claims' :func:`~theorylab.core.sweep.sweep` calls submit their points to the same cluster
+via ``distributed.worker_client`` (the task secedes from its worker's thread pool while it waits,
+so its worker slot runs points meanwhile; points are prioritised by their recorded times, see
+:mod:`theorylab.core.sweep`).  Seeds depend on (root seed, paper, claim, point) only, so the results
 are identical to a serial run with the same seed.
 
 Ctrl-C (or SIGTERM) at the client cancels the claims not yet started and sets a
@@ -132,16 +135,17 @@ def _stop_hook(stop):
     return hook
 
 
-def _claim_task(c, scale, seed, cache, force, stop=None, memo=True, run_id=None):
+def _claim_task(c, scale, seed, cache, force, stop=None, memo=True, run_id=None, point_times=None):
     """One claim, run inside a task on a worker; its sweeps submit points to the same cluster.
 
     ``memo``/``run_id`` carry the client's run settings to the worker (a long-lived worker's
-    in-process memo is neither read nor written under ``--no-cache``; see core.experiment)."""
+    in-process memo is neither read nor written under ``--no-cache``; see core.experiment);
+    ``point_times``: the folder of recorded point times (see core.sweep), or None."""
     from .checks import run_claim
     from .context import using_run
 
     with using_run(executor="dask", scheduler=None, progress=_stop_hook(stop) if stop else None,
-                   memo=memo, run_id=run_id):
+                   memo=memo, run_id=run_id, point_times=point_times):
         result = run_claim(c, scale, seed, cache=cache, force=force)
     exc = getattr(result, "exception", None)
     if exc is not None:  # an error row travels back; its exception only if it pickles
@@ -152,13 +156,30 @@ def _claim_task(c, scale, seed, cache, force, stop=None, memo=True, run_id=None)
     return result
 
 
-def run_claims(claims, scale, seed, client, cache=None, force=False, memo=True, run_id=None) -> list:
+def _stream_task(claims, scale, seed, cache, force, stop=None, memo=True, run_id=None, point_times=None):
+    """The claims of one stream, one after the other in one task (their shared experiment once)."""
+    return [_claim_task(c, scale, seed, cache, force, stop, memo, run_id, point_times) for c in claims]
+
+
+def stream_groups(claims) -> list[list[int]]:
+    """Indices of ``claims`` grouped by (paper, stream), in order of first appearance; a claim without a
+    stream is a group of its own."""
+    groups: dict = {}
+    for i, c in enumerate(claims):
+        stream = getattr(c, "stream", "")
+        groups.setdefault((c.paper.id, stream) if stream else ("", i), []).append(i)
+    return list(groups.values())
+
+
+def run_claims(claims, scale, seed, client, cache=None, force=False, memo=True, run_id=None,
+               point_times=None) -> list:
     """Run ``claims`` on the cluster of ``client`` (a Client or an address); Results in input order.
 
-    Each claim is one task (all submitted at once, so independent claims run in parallel on
-    the workers); ``cache``/``force`` as in :func:`theorylab.core.checks.run_claim`, applied on
-    the worker, with ``memo`` and ``run_id`` as in :class:`~theorylab.core.context.RunContext`
-    (default: the client's run).  A claim that raises becomes an ``error`` Result as in a local run.
+    The claims of one stream are one task (:func:`stream_groups`), all tasks submitted at once, so
+    independent streams run in parallel on the workers; ``cache``/``force`` as in
+    :func:`theorylab.core.checks.run_claim`, applied on the worker, with ``memo``, ``run_id`` and
+    ``point_times`` as in :class:`~theorylab.core.context.RunContext` (default: the client's run).
+    A claim that raises becomes an ``error`` Result as in a local run.
     """
     from .context import current_run
 
@@ -169,10 +190,18 @@ def run_claims(claims, scale, seed, client, cache=None, force=False, memo=True, 
     ctx = current_run()
     memo = memo and ctx.memo
     run_id = run_id or ctx.run_id or (batch if force or ctx.force else None)
-    futures = [client.submit(_claim_task, c, scale, seed, cache, force or ctx.force, stop, memo, run_id, pure=False,
-                             key=f"claim-{c.key}-{i}-{batch}") for i, c in enumerate(claims)]
+    point_times = point_times if point_times is not None else ctx.point_times
+    groups = stream_groups(claims)
+    futures = [client.submit(_stream_task, [claims[i] for i in g], scale, seed, cache, force or ctx.force, stop, memo,
+                             run_id, point_times, pure=False, key=f"claim-{claims[g[0]].key}-{g[0]}-{batch}")
+               for g in groups]
     try:
-        return client.gather(futures)
+        gathered = client.gather(futures)
+        results = [None] * len(claims)
+        for g, rs in zip(groups, gathered):
+            for i, r in zip(g, rs):
+                results[i] = r
+        return results
     except BaseException:
         # a task already running on a worker cannot be killed: tell its sweeps to stop after the
         # point in flight (see _stop_hook), then cancel what has not started

@@ -23,11 +23,19 @@
   inside a task on a dask worker (a claim sent by :func:`theorylab.core.dask_backend.run_claims`)
   the points are submitted to the same cluster through ``distributed.worker_client``.
   Process and dask executors need a module-level (picklable) ``fn``.
-* Order: each computed point's time is recorded (in the process, and in the run's cache folder
-  under ``point-times/``); the process and dask executors submit the points longest-first by
-  those recorded times (points never timed first, in grid order), so that the largest point does
-  not start last and leave the other workers idle (longest-processing-time-first).  Seeds depend
-  only on the point, so the order changes no number.
+* Batches (``batches=``): a point too large for one task is split into ``B`` independent calls
+  ``fn(seed=<point seed>, batch=Batch(b, B), **point)``, b = 0..B-1, whose rows are stacked in
+  batch order as the point's rows.  Every batch gets the point's seed; ``fn`` computes the units
+  ``batch.slice(n_units)`` of its point with each unit's own stream (e.g. ``spawn_seeds(seed,
+  n)[batch.slice(n)]``), so the stacked rows are those of one unsplit call and ``B`` changes no
+  number.  Each batch is one task (cached, timed, submitted) of its own.
+* Order: each computed task's time is recorded (in the process, and in the folder of point times:
+  the run's ``point_times``, else the cache folder's ``point-times/``); the process and dask executors
+  submit the tasks longest-first by those recorded times (tasks never timed first, in grid order), so
+  that the largest does not start last and leave the other workers idle
+  (longest-processing-time-first).  On dask a timed task's priority is its recorded time, so the
+  tasks of several sweeps sharing the cluster (several claims) also run longest-first overall.
+  Seeds depend only on the point, so the order changes no number.
 * Progress: the run's progress hook gets ``progress("sweep_point", done=i, total=n, desc=desc)``
   after each point; without one, a tqdm bar is shown only on a terminal (``progress=False``
   silences it, ``True`` forces the bar, a callable replaces the hook).
@@ -44,6 +52,8 @@ import pickle
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -76,6 +86,25 @@ def grid(**axes) -> list[dict]:
     return [dict(zip(names, combo)) for combo in itertools.product(*(list(axes[n]) for n in names))]
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Batch ``index`` of ``count`` of one sweep point (see ``sweep(..., batches=)``)."""
+
+    index: int
+    count: int
+
+    def slice(self, n: int) -> slice:
+        """This batch's contiguous share of ``n`` units (chains, paths): the ``count`` shares cover
+        ``range(n)`` in order and differ in size by at most one."""
+        n = check_int("n", n, low=self.count)
+        return slice(self.index * n // self.count, (self.index + 1) * n // self.count)
+
+
+def _n_batches(batches, point) -> int:
+    b = batches(point) if callable(batches) else batches
+    return check_int("batches", b, low=1)
+
+
 def _point_seed(seed, point):
     return child_seed(seed, json.dumps(_canonical(point), sort_keys=True))
 
@@ -100,10 +129,10 @@ def _rows(out, point, seed) -> pd.DataFrame:
     return df
 
 
-def _timed_call(fn, point, seed):
-    """``(fn's output, seconds)``: the point's own compute time, measured where it runs."""
+def _timed_call(fn, point, seed, batch=None):
+    """``(fn's output, seconds)``: the point's (or batch's) own compute time, measured where it runs."""
     t0 = time.perf_counter()
-    out = fn(seed=seed, **point)
+    out = fn(seed=seed, **point) if batch is None else fn(seed=seed, batch=batch, **point)
     return out, time.perf_counter() - t0
 
 
@@ -115,13 +144,26 @@ def _point_id(point) -> str:
     return json.dumps(_canonical(point), sort_keys=True, default=repr)
 
 
-def _times_path(cache, name):
-    return cache.root / "point-times" / f"{hashlib.sha256(name.encode()).hexdigest()[:32]}.json"
+def _task_id(point_id, batch) -> str:
+    return point_id if batch is None else f"{point_id} batch {batch.index}/{batch.count}"
+
+
+def _times_folder(where) -> Path | None:
+    """The folder of point times: ``where`` itself (a path), or a Cache's ``point-times/``."""
+    if where is None:
+        return None
+    if isinstance(where, (str, Path)):
+        return Path(where)
+    return where.root / "point-times"
+
+
+def _times_path(where, name):
+    return _times_folder(where) / f"{hashlib.sha256(name.encode()).hexdigest()[:32]}.json"
 
 
 def recorded_times(name, cache=None) -> dict[str, float]:
-    """Seconds per point (by its canonical JSON) recorded for the sweep ``name``, in this process or in
-    ``cache``'s folder."""
+    """Seconds per point (by its canonical JSON; a batch's id adds ``" batch b/B"``) recorded for the sweep
+    ``name``, in this process or in ``cache`` (a Cache: its ``point-times/`` folder; or a folder)."""
     times = dict(_TIMES.get(name, {}))
     if cache is not None:
         try:
@@ -153,6 +195,18 @@ def longest_first(todo, ids, times) -> list:
     unknown = [i for i in todo if ids[i] not in times]
     known = sorted((i for i in todo if ids[i] in times), key=lambda i: -times[ids[i]])
     return unknown + known
+
+
+#: Dask priority of tasks never timed: above every timed task (whose priority is its milliseconds).
+UNTIMED_PRIORITY = 10**12
+
+
+def priorities(order, ids, times) -> list[int]:
+    """Dask priorities (higher runs first) of the tasks ``order`` (from :func:`longest_first`): a timed
+    task's recorded milliseconds (comparable across the sweeps of concurrent claims), untimed ones above
+    all of them in their given order."""
+    return [1 + int(times[ids[i]] * 1000) if ids[i] in times else UNTIMED_PRIORITY + len(order) - rank
+            for rank, i in enumerate(order)]
 
 
 # ------------------------------------------------------------------------------ settings
@@ -255,12 +309,13 @@ def _check_sweep_args(scheduler, cache, cache_key, progress, desc):
 
 # ------------------------------------------------------------------------------ the sweep
 def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cache=None,
-          cache_key: str | None = None, progress=None, desc="sweep") -> pd.DataFrame:
+          cache_key: str | None = None, progress=None, desc="sweep", batches=None) -> pd.DataFrame:
     """Run ``fn(seed=<point seed>, **point)`` over ``points``; one DataFrame.
 
     Each point's seed depends only on the point and ``seed``, so the numbers do not depend on the
     executor, the order or the number of workers; each finished point is cached (and a killed run
-    resumes per point).  Rows come in the order of ``points`` whatever the executor.
+    resumes per point).  Rows come in the order of ``points`` (and of batches within a point) whatever
+    the executor.
 
     Parameters
     ----------
@@ -285,6 +340,11 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
         A progress display (default: the run's).
     desc : str
         The progress line's label.
+    batches : int or callable, optional
+        None: one call per point; an int or a function ``point -> int``: each point's number of
+        batches, each called as ``fn(seed=<point seed>, batch=Batch(b, B), **point)`` and cached,
+        timed and scheduled as its own task (see the module docstring); its rows are stacked in
+        batch order.
 
     Returns
     -------
@@ -305,55 +365,68 @@ def sweep(fn, points, *, seed=0, executor=None, n_jobs=None, scheduler=None, cac
     points = [dict(p) for p in points]
     if n_jobs is not None:
         n_jobs = check_int("n_jobs", n_jobs, low=1)
+    if batches is not None and not callable(batches):
+        batches = check_int("batches", batches, low=1)
+    # tasks: (point index, Batch or None), in grid order and batch order within a point
+    tasks = [(i, None) for i in range(len(points))] if batches is None else \
+        [(i, Batch(b, B)) for i, p in enumerate(points) for B in (_n_batches(batches, p),) for b in range(B)]
     times_name = cache_key
     cache, cache_key = _cache_settings(fn, cache, cache_key, ctx)
     times_name = cache_key or times_name or _sweep_name(fn, ctx)
+    times_where = ctx.point_times if ctx.point_times is not None else cache
     seeds = [_point_seed(seed, p) for p in points]
     module = getattr(fn, "__module__", None)
-    keys = [cache.key("sweep", cache_key, p, s, module=module) if cache is not None else None
-            for p, s in zip(points, seeds)]
+
+    def key(i, batch):
+        parts = ("sweep", cache_key, points[i], seeds[i]) + (() if batch is None else (batch.index, batch.count))
+        return cache.key(*parts, module=module)
+
+    keys = [key(i, b) if cache is not None else None for i, b in tasks]
     results: dict[int, object] = {}
     todo = []
-    for i, k in enumerate(keys):
+    for t, k in enumerate(keys):
         hit = cache.get(k) if k is not None and not ctx.force else None
         if hit is not None:
-            results[i] = hit
+            results[t] = hit
         else:
-            todo.append(i)
-    bar = _Progress(progress, ctx, len(points), desc)
-    if len(todo) < len(points):
-        bar.update(len(points) - len(todo))
-    ids = [_point_id(p) for p in points]
+            todo.append(t)
+    bar = _Progress(progress, ctx, len(tasks), desc)
+    if len(todo) < len(tasks):
+        bar.update(len(tasks) - len(todo))
+    point_ids = [_point_id(p) for p in points]
+    ids = [_task_id(point_ids[i], b) for i, b in tasks]
+    calls = [(points[i], seeds[i], b) for i, b in tasks]
     timed: dict[str, float] = {}
 
-    def done(i, result):
+    def done(t, result):
         out, seconds = result
         _check_out(out)  # refuse a bad return value before caching it
-        results[i] = out
-        if keys[i] is not None:
-            cache.put(keys[i], out)
-        timed[ids[i]] = float(seconds)
+        results[t] = out
+        if keys[t] is not None:
+            cache.put(keys[t], out)
+        timed[ids[t]] = float(seconds)
         bar.update(1)
 
     try:
         if not todo:
             pass
         elif executor == "serial" or (executor == "process" and len(todo) <= 1):
-            for i in todo:
+            for t in todo:
                 interrupt.check()
-                done(i, _timed_call(fn, points[i], seeds[i]))
+                done(t, _timed_call(fn, *calls[t]))
         else:
-            if times_name is not None:  # longest first: the largest point must not start last
-                todo = longest_first(todo, ids, recorded_times(times_name, cache))
+            times = recorded_times(times_name, times_where) if times_name is not None else {}
+            todo = longest_first(todo, ids, times)  # the largest task must not start last
             if executor == "process":
-                _run_processes(fn, points, seeds, todo, done, n_jobs)
+                _run_processes(fn, calls, todo, done, n_jobs)
             else:
-                _run_dask(fn, points, seeds, todo, done, scheduler if scheduler is not None else ctx.scheduler)
+                _run_dask(fn, calls, todo, priorities(todo, ids, times), done,
+                          scheduler if scheduler is not None else ctx.scheduler)
     finally:
         bar.close()
         if times_name is not None:
-            _record_times(times_name, cache, timed)
-    frames = [_rows(results[i], points[i], seeds[i]) for i in range(len(points))]
+            _record_times(times_name, times_where, timed)
+    frames = [_rows(results[t], points[i], seeds[i]) for t, (i, _) in enumerate(tasks)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -382,12 +455,12 @@ def _check_picklable(fn, executor):
                             f"({type(exc).__name__}: {exc})") from None
 
 
-def _run_processes(fn, points, seeds, todo, done, n_jobs):
+def _run_processes(fn, calls, todo, done, n_jobs):
     _check_picklable(fn, "process")
     workers = min(n_jobs or os.cpu_count() or 1, len(todo))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context())
     try:
-        futs = {pool.submit(_timed_call, fn, points[i], seeds[i]): i for i in todo}  # FIFO: todo's order
+        futs = {pool.submit(_timed_call, fn, *calls[t]): t for t in todo}  # FIFO: todo's order
         pending = set(futs)
         while pending:
             finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -413,7 +486,7 @@ def _in_dask_task() -> bool:
     return True
 
 
-def _run_dask(fn, points, seeds, todo, done, scheduler):
+def _run_dask(fn, calls, todo, prio, done, scheduler):
     from . import dask_backend
 
     _check_picklable(fn, "dask")
@@ -423,23 +496,22 @@ def _run_dask(fn, points, seeds, todo, done, scheduler):
         # a claim running as a task on a worker: submit its points to the same cluster;
         # worker_client secedes this task from the worker's thread pool while it waits
         with worker_client() as client:
-            _map_dask(client, fn, points, seeds, todo, done)
+            _map_dask(client, fn, calls, todo, prio, done)
         return
     if scheduler is None:
         scheduler = os.environ.get("THEORYLAB_DASK_SCHEDULER") or None
     if scheduler is None:
         raise ValueError("executor='dask' needs scheduler=ADDRESS (or a distributed.Client), a run with a "
                          "scheduler (theorylab --scheduler ADDRESS), or $THEORYLAB_DASK_SCHEDULER")
-    _map_dask(dask_backend.client_for(scheduler), fn, points, seeds, todo, done)
+    _map_dask(dask_backend.client_for(scheduler), fn, calls, todo, prio, done)
 
 
-def _map_dask(client, fn, points, seeds, todo, done):
+def _map_dask(client, fn, calls, todo, prio, done):
     from distributed import as_completed as dask_completed
 
-    # one task per point, prioritised in todo's order (longest first): dask runs higher priorities first
-    futs = [client.submit(_timed_call, fn, points[i], seeds[i], pure=False, priority=len(todo) - rank)
-            for rank, i in enumerate(todo)]
-    index = {f.key: i for f, i in zip(futs, todo)}
+    # one task per point or batch, with its priority (see priorities): dask runs higher priorities first
+    futs = [client.submit(_timed_call, fn, *calls[t], pure=False, priority=pr) for t, pr in zip(todo, prio)]
+    index = {f.key: t for f, t in zip(futs, todo)}
     try:
         for fut in dask_completed(futs):
             done(index[fut.key], fut.result())

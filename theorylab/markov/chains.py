@@ -103,24 +103,47 @@ def divergence_bound(problem: Problem, gamma: float, x0=None) -> float:
     return float(np.max(np.abs(problem.theta_star))) + BOUND_FACTOR * (start + s)
 
 
-def _validate(problem, gamma, n, n_burn, n_chains, x0, coupling, max_work=MAX_WORK):
-    """Check every argument and the work/memory budget before anything is allocated."""
+def _check_chains(chains, n_chains):
+    """``chains`` (None: all) as a ``range`` of consecutive chain indices within ``range(n_chains)``."""
+    if chains is None:
+        return range(n_chains)
+    if isinstance(chains, slice):
+        if chains.step not in (None, 1):
+            raise ValueError(f"chains must be consecutive (step 1); got {chains!r}")
+        chains = range(*chains.indices(n_chains))
+    if not isinstance(chains, range):
+        raise TypeError(f"chains must be a range or slice of chain indices in range(n_chains) or None; got {chains!r}")
+    if chains.step != 1 or len(chains) == 0 or chains.start < 0 or chains.stop > n_chains:
+        raise ValueError(f"chains must be a non-empty consecutive range within range({n_chains}) (n_chains); "
+                         f"got {chains!r}")
+    return chains
+
+
+def _validate(problem, gamma, n, n_burn, n_chains, x0, coupling, max_work=MAX_WORK, chains=None):
+    """Check every argument and the work/memory budget before anything is allocated; with ``chains``
+    (see :func:`run_pair`) the budget is that of the chains run."""
     problem = get_problem(problem)
     gamma = check_step(problem, gamma)
     d = problem.dim
-    n_chains = check_int("n_chains", n_chains, low=1, high=MAX_BYTES // (12 * 8 * d))
-    n = check_int("n", n, low=1, high=max_work // (n_chains * d))
-    n_burn = n if n_burn is None else check_int("n_burn", n_burn, low=0, high=max_work // (n_chains * d) - n)
-    if n_chains * (n_burn + n) * d > max_work:
-        raise ValueError(f"n_chains * (n_burn + n) * d must be <= {max_work:.3g} (the work budget); got n_chains="
-                         f"{n_chains}, n_burn={n_burn}, n={n}, d={d}: split the run over seeds")
+    most = MAX_BYTES // (12 * 8 * d)  # chains whose outputs fit the memory budget
+    n_chains = check_int("n_chains", n_chains, low=1, high=None if chains is not None else most)
+    chains = _check_chains(chains, n_chains)
+    if len(chains) > most:
+        raise ValueError(f"chains must hold at most {most} chains (the memory budget of the outputs); got {chains!r}")
+    m = len(chains)
+    n = check_int("n", n, low=1, high=max_work // (m * d))
+    n_burn = n if n_burn is None else check_int("n_burn", n_burn, low=0, high=max_work // (m * d) - n)
+    if m * (n_burn + n) * d > max_work:
+        raise ValueError(f"chains run * (n_burn + n) * d must be <= {max_work:.3g} (the work budget); got "
+                         f"{m} of n_chains={n_chains}, n_burn={n_burn}, n={n}, d={d}: run the chains in batches "
+                         f"(chains=)")
     if (n_burn + n) * d > max_work // 2:  # one chain runs on one core: half the budget of two
         raise ValueError(f"(n_burn + n) * d must be <= {max_work // 2:.3g} (one chain runs on one core: half the work "
                          f"budget); got n_burn={n_burn}, n={n}, d={d}")
     if not isinstance(coupling, str):
         raise TypeError(f"coupling must be a str, 'shared' or 'independent'; got {coupling!r}")
     check_choice("coupling", coupling, ("shared", "independent"))
-    return problem, gamma, n, n_burn, n_chains, _check_x0(problem, x0)
+    return problem, gamma, n, n_burn, chains, _check_x0(problem, x0)
 
 
 def _check_x0(problem, x0):
@@ -134,6 +157,16 @@ def _check_x0(problem, x0):
     return x0
 
 
+def _solve_rows(H, V):
+    """Each row v of ``V`` (M, d) solved as H^{-1} v.  LAPACK solves one right-hand side by another
+    path (its last digit can differ), so a single row is solved beside a copy of itself: a row's
+    digits then do not depend on how many rows are solved together, and runs of a chain batch
+    (``run_pair(chains=...)``) stack to the whole run's numbers."""
+    if V.shape[0] == 1:
+        return np.linalg.solve(H, np.vstack([V, V]).T).T[:1]
+    return np.linalg.solve(H, V.T).T
+
+
 def _assemble(problem, pr1, pr2, eps1, eps2, diverged, gamma, bound):
     bad = np.flatnonzero(diverged >= 0)
     if bad.size:
@@ -142,8 +175,8 @@ def _assemble(problem, pr1, pr2, eps1, eps2, diverged, gamma, bound):
     ctx = dict(problem=problem.name, gamma=gamma)
     for nm, v in (("pr_gamma", pr1), ("pr_2gamma", pr2)):
         require_bounded(nm, v, bound, **ctx)  # averages of iterates that stayed within the bound
-    leading_pr = -np.linalg.solve(problem.H, eps1.T).T
-    leading = -np.linalg.solve(problem.H, rr_estimate(eps1, eps2).T).T
+    leading_pr = -_solve_rows(problem.H, eps1)
+    leading = -_solve_rows(problem.H, rr_estimate(eps1, eps2))
     rr = rr_estimate(pr1, pr2)
     for nm, v in (("rr", rr), ("leading", leading), ("leading_pr", leading_pr)):
         require_bounded(nm, v, 3 * bound + 3 * BOUND_FACTOR * float(np.abs(eps1).max() + np.abs(eps2).max())
@@ -152,7 +185,7 @@ def _assemble(problem, pr1, pr2, eps1, eps2, diverged, gamma, bound):
 
 
 def run_pair(problem="cos", *, gamma, n, n_burn=None, n_chains=320, x0=None, coupling="shared",
-             seed=0) -> PairAverages:
+             seed=0, chains=None) -> PairAverages:
     """Run ``n_chains`` independent pairs of SGD chains (steps gamma, 2 gamma); return window averages.
 
     Parameters
@@ -174,10 +207,16 @@ def run_pair(problem="cos", *, gamma, n, n_burn=None, n_chains=320, x0=None, cou
         independent ones (a control: the leading variance becomes 5 Sigma_inf / n).
     seed : int, SeedSequence or Generator
         Chain m always gets the same stream for the same seed, whatever the thread count.
+    chains : range or slice, optional
+        Run only these consecutive chain pairs of the ``n_chains`` (default all), e.g. one batch of a
+        run split over tasks: chain m gets the stream it gets in the whole run, so the rows of runs
+        over consecutive ranges, stacked, are the whole run's rows.
     """
-    problem, gamma, n, n_burn, n_chains, x0 = _validate(problem, gamma, n, n_burn, n_chains, x0, coupling)
+    problem, gamma, n, n_burn, chains, x0 = _validate(problem, gamma, n, n_burn, n_chains, x0, coupling,
+                                                      chains=chains)
     bound = divergence_bound(problem, gamma, x0)
-    seeds = spawn_seeds(seed, n_chains)
+    seeds = spawn_seeds(seed, chains.stop)[chains.start:]
+    n_chains = len(chains)
     diverged = np.empty(n_chains, dtype=np.int64)
     coupled = coupling == "shared"
     # kernel calls of ~2e7 steps: a signal stops the call within about a second, long calls show progress
@@ -208,8 +247,9 @@ def run_pair_numpy(problem="cos", *, gamma, n, n_burn=None, n_chains=320, x0=Non
     Same distribution, different random stream (numpy's Generator instead of numba's).
     Used by the benchmark and by the statistical-agreement test of the kernel.
     """
-    problem, gamma, n, n_burn, n_chains, x0 = _validate(problem, gamma, n, n_burn, n_chains, x0, coupling,
-                                                        max_work=MAX_WORK_NUMPY)
+    problem, gamma, n, n_burn, chains, x0 = _validate(problem, gamma, n, n_burn, n_chains, x0, coupling,
+                                                      max_work=MAX_WORK_NUMPY)
+    n_chains = len(chains)
     rng = as_generator(seed)
     bound = divergence_bound(problem, gamma, x0)
     M = n_chains
