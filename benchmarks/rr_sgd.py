@@ -94,22 +94,15 @@ def bench_cluster(*, quick=False):
     the cos sweep, gamma = 0.00625 of the bias sweep, n = 128000 of the logistic sweep) and submitted
     smallest first.  Now a stream is one task, points above ``BATCH_STEPS`` run as batches of chains (no
     number changes) and tasks are prioritised by their recorded times across streams.
-    Measured 2026-12-05 with `theorylab bench rr_sgd` while other sessions' tests ran on the 2-core
-    machine (load average at the start and end of the run; 1 worker, 2 workers, ratio, cpu_ratio, busy):
-      06:31-06:37 load 2.6-5.3 (three other sessions): 208 s, 185 s, 1.12, -, 0.99;
-      06:40-06:46 load 1.3-3.0 (another session's pytest on a core for most of the 2-worker run): 164 s,
-        111 s, 1.49, 2.04, 0.99;
-      06:49-06:55 load 2.3-3.2 (one session's pytest on a core throughout): 163 s, 143 s, 1.14, 1.95, 0.99;
-      06:59-07:06 load 1.3-4.0: 174 s, 175 s, 1.00, 1.77 (contention inflates CPU time too), 0.99;
-      07:08-07:15 load 2.1-3.7: 162 s, 154 s, 1.05, 1.92, 0.99;
-      07:16-07:23 load 1.7-4.4 (two reproduce processes of another session): 164 s, 145 s, 1.13, 1.96, 0.99.
-    The workers were busy 99% of every run: no worker slot waited, and the wall ratio lost to the cores
-    the other sessions took (with one other process holding a core, two workers get 4/3 of a core: the
-    wall ratio cannot pass about 1.3 however the points are scheduled); the 1.7x target needs an idle
-    machine, where cpu_ratio (1.9-2.0) is the expected wall ratio.  The same 9 claims at full scale in
-    one serial process (one numba thread) took 152 s and gave the committed records' numbers exactly.
-    The work fell from 278 s to about 163 s on one worker because each stream's experiment is now
-    computed once.
+    Measured 2026-12-05 07:50-07:55 on the idle 2-core machine (load average 0.38 at the start; nothing
+    else running): 148.2 s on 1 worker, 78.3 s on 2, ratio 1.89, cpu_ratio 2.01, busy 0.99 on both sizes,
+    the same numbers on both (issue 29's target: 1.7).  Earlier the same day, with other sessions' tests
+    and reruns holding a core (load 1.3-5.7), six runs gave 1.00-1.49 on the wall clock with cpu_ratio
+    1.77-2.04 and busy 0.99: no worker slot waited, and with one other process on a core two workers get
+    about 4/3 of a core, so the wall ratio cannot pass about 1.3 however the points are scheduled.  The
+    same 9 claims at full scale in one serial process (one numba thread) took 152 s and gave the
+    committed records' numbers exactly.  The work fell from 278 s to about 150 s on one worker because
+    each stream's experiment is now computed once.
     Before the workers were pinned to one numba thread: 180 s on 1 worker, 190 s on 2 (ratio 0.95; 139 s
     in one local process), because rr_sgd's numba-parallel kernels let a single worker keep both cores busy.
     """

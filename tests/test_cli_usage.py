@@ -182,6 +182,10 @@ def test_bench_says_what_its_ratio_means_and_warns_on_a_loaded_machine(capsys, m
     monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.1, 0.1))
     assert cli.main(["bench", "highway_bp", "--quick"]) == 0
     assert "load average" not in capsys.readouterr().err
+    loads = iter([(0.1, 0.1, 0.1), (1.9, 1.0, 1.0)])  # idle before; the cluster's own workers load it after
+    monkeypatch.setattr(os, "getloadavg", lambda: next(loads))
+    assert cli.main(["bench", "highway_bp", "--quick"]) == 0
+    assert "load average" not in capsys.readouterr().err
 
 
 def test_scale_has_help_text_in_every_command(capsys):
