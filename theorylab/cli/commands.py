@@ -644,7 +644,6 @@ def cmd_reproduce(args) -> int:
     return 1 if status else 0
 
 
-# Full-scale budget per paper on 2 cores (DEVELOPERS.md): the first seven papers take 28.5 min together
-# (adaptive_sde, scaling_ode and relu_depth above this budget); 31 more at 150 s each keep all 38 under
-# 2 h (28.5 + 77.5 = 106 min).
+# Full-scale budget per paper on 2 cores (DEVELOPERS.md). The rerun of 2026-12-05 (README, results/
+# reproduce_timings.json): 59.7 min for all 38, adaptive_sde (22.6 min), scaling_ode (13.5) and rr_sgd (5.4) over it.
 PAPER_BUDGET_S = 150
