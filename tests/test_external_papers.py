@@ -32,17 +32,21 @@ def install(site: Path, name: str, papers: dict) -> Path:
     return site
 
 
-@pytest.fixture
-def env(tmp_path):
-    """Environment variables of a user with tl_example installed, and an output folder of their own."""
-    site = install(tmp_path / "site", "tl_example", PAPERS)
+def user_env(tmp_path, *path) -> dict:
+    """Environment variables of a user with the folders ``path`` importable and an output folder of their own."""
     e = dict(os.environ)
-    e.update(PYTHONPATH=os.pathsep.join([str(site), str(EXAMPLE)] + [p for p in [e.get("PYTHONPATH")] if p]),
+    e.update(PYTHONPATH=os.pathsep.join([str(p) for p in path] + [p for p in [e.get("PYTHONPATH")] if p]),
              THEORYLAB_OUT=str(tmp_path / "out"), THEORYLAB_CACHE=str(tmp_path / "cache"), MPLBACKEND="Agg",
              NUMBA_NUM_THREADS="1")
     e.pop("THEORYLAB_ROOT", None)
     e["THEORYLAB_PAPERS"] = "all"  # conftest limits this session to the built-in papers; a user's run does not
     return e
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A user with tl_example installed."""
+    return user_env(tmp_path, install(tmp_path / "site", "tl_example", PAPERS), EXAMPLE)
 
 
 def theorylab(env, *args, cwd=None):
@@ -141,11 +145,7 @@ def test_the_scaffold_passes_its_own_tests(tmp_path):
     again = scaffold("my_rate", project)  # never overwrites
     assert again["written"] == [] and len(again["skipped"]) == 6
 
-    site = install(tmp_path / "site", "mypkg", {"my_rate": "mypkg.my_rate"})
-    path = [str(site), str(project)] + [p for p in [os.environ.get("PYTHONPATH")] if p]
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join(path), THEORYLAB_PAPERS="all",
-             THEORYLAB_OUT=str(tmp_path / "out"), THEORYLAB_CACHE=str(tmp_path / "cache"), MPLBACKEND="Agg",
-             NUMBA_NUM_THREADS="1")
+    e = user_env(tmp_path, install(tmp_path / "site", "mypkg", {"my_rate": "mypkg.my_rate"}), project)
     r = _pytest(e, project, "-p", "theorylab", "-q")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "14 passed" in r.stdout  # 9 tests (incl. the mutation test and the notebook) + 5 claims

@@ -60,18 +60,23 @@ def require_writable(args, *folders) -> None:
                              f"choose a writable folder with --out DIR") from None
 
 
-def refuse_external_publish(args, paper_ids) -> None:
-    """``--publish`` writes theorylab's checkout: a paper registered by another package never goes there."""
+def publishable(args, paper_ids, *, all_: bool) -> list[str]:
+    """The papers a command writes: ``paper_ids`` itself, except that ``--publish`` writes theorylab's checkout,
+    where a paper registered by another package never goes: dropped from ``--all`` (``all_``), refused when named."""
+    paper_ids = list(dict.fromkeys(paper_ids))
     if not getattr(args, "publish", False):
-        return
+        return paper_ids
     from ..core.papers import external_papers
 
-    ext = [p for p in dict.fromkeys(paper_ids) if p in external_papers()]
+    ext = [p for p in paper_ids if p in external_papers()]
+    if all_:
+        return [p for p in paper_ids if p not in ext]
     if ext:
         raise ValueError(f"--publish writes theorylab's own results/, figures/ and ledger; {', '.join(ext)} "
                          f"{'is a paper' if len(ext) == 1 else 'are papers'} of another package (entry point "
                          f"theorylab.papers): run without --publish, its outputs go to --out DIR "
                          f"($THEORYLAB_OUT or <cache>/out)")
+    return paper_ids
 
 
 def _cache(args):
@@ -195,9 +200,8 @@ def cmd_check(args) -> int:
     if overrides and args.publish:
         raise ValueError("--set makes a run non-standard; it cannot be --publish'ed to the committed results")
     claims = select_claims(args.targets, all_=args.all, keyword=args.keyword)
-    if args.publish and args.all:
-        claims = [c for c in claims if c.func.__module__.startswith("theorylab.")]
-    refuse_external_publish(args, [c.paper.id for c in claims])
+    keep = set(publishable(args, [c.paper.id for c in claims], all_=args.all))
+    claims = [c for c in claims if c.paper.id in keep]
     _check_overrides_apply(claims, args.scale, overrides)
     if not args.no_record:
         require_writable(args, results_root(args))
@@ -281,9 +285,8 @@ def cmd_figures(args) -> int:
     if args.publish and args.scale != "full":
         raise ValueError("--publish writes the committed full-scale figures; use --scale full (the default)")
     figs = _figure_targets(args)
-    if args.publish and args.all:
-        figs = [f for f in figs if f.func.__module__.startswith("theorylab.")]
-    refuse_external_publish(args, [f.paper.id for f in figs])
+    keep = set(publishable(args, [f.paper.id for f in figs], all_=args.all))
+    figs = [f for f in figs if f.paper.id in keep]
     outdir = figures_dir() if args.publish else out_root(args) / "figures"
     require_writable(args, outdir)
     progress = Progress(len(figs), f"figures ({args.scale})", enabled=not args.no_progress)
@@ -325,12 +328,9 @@ def cmd_report(args) -> int:
     ledger_file = ledger_path() if args.publish else out_root(args) / "paper_checks.md"
     require_writable(args, ledger_file.parent, roots[0])
     records = {}
-    pids = select_papers(args.targets) if args.targets else sorted(reg.papers)
-    if args.publish:  # the committed ledger holds theorylab's own papers only
-        from ..core.papers import builtin_papers
-
-        pids = [p for p in pids if p in builtin_papers()]
-    for pid in pids:
+    # the committed ledger holds theorylab's own papers only (--publish takes no papers: see above)
+    for pid in publishable(args, select_papers(args.targets) if args.targets else sorted(reg.papers),
+                           all_=not args.targets):
         doc = ledger.best_record(pid, roots=roots)
         if doc is None:
             _eprint(f"{pid}: no current record; running it at scale {args.scale}")
@@ -403,13 +403,16 @@ def ratio_meaning(b) -> str:
     return "ratio = reference time / theorylab's time"
 
 
-def load_warning(name: str, load: float, cores: int) -> str | None:
+def load_warning(name: str, before: float, after: float, cores: int) -> str | None:
     """A warning when the machine was busy while timing: other work shares the cores being measured.
 
-    A cluster speed-up (a benchmark named *cluster*) needs a free core per worker, so any load above
-    0.5 distorts it; a single-process ratio is distorted once the load reaches half the cores.
+    ``before``/``after``: the load average when the benchmark started and ended.  A cluster speed-up (a
+    benchmark named *cluster*) needs a free core per worker, so any load above 0.5 distorts it, judged
+    before it ran (its own workers raise the load it ends with); a single-process ratio is distorted
+    once the larger of the two reaches half the cores.
     """
     cluster = "cluster" in name
+    load = before if cluster else max(before, after)
     if load < (0.5 if cluster else 0.5 * cores):
         return None
     what = ("a cluster speed-up needs an idle core per worker: it is understated on a loaded machine"
@@ -430,12 +433,11 @@ def cmd_bench(args) -> int:
         for b in benches:
             before = os.getloadavg()[0]
             out = b.func(quick=args.quick)
-            # a cluster benchmark's own workers raise the load it ends with: judge the machine before it ran
-            load = before if "cluster" in b.name else max(before, os.getloadavg()[0])
+            after = os.getloadavg()[0]
             print(f"\n{pid}:{b.name}  ({ratio_meaning(b)})")
             for k, v in out.items():
                 print(f"  {k:<28} {v:.4g}" if isinstance(v, float) else f"  {k:<28} {v}")
-            warning = load_warning(b.name, load, os.cpu_count() or 1)
+            warning = load_warning(b.name, before, after, os.cpu_count() or 1)
             if warning:
                 _eprint(warning)
     return status
@@ -497,11 +499,7 @@ def cmd_calibrate(args) -> int:
             named[pid] = None
         elif named.get(pid, ()) is not None:
             named.setdefault(pid, []).append(cid)
-    if args.publish and args.all:
-        from ..core.papers import builtin_papers
-
-        papers = [p for p in papers if p in builtin_papers()]
-    refuse_external_publish(args, papers)
+    papers = publishable(args, papers, all_=args.all)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     folder = (results_dir() if args.publish else out_root(args)) / "calibration"
     require_writable(args, folder)
@@ -599,11 +597,7 @@ def cmd_reproduce(args) -> int:
     from ..core.plotting import save_figure
 
     papers = select_papers(args.targets, all_=not args.targets)
-    if args.publish and not args.targets:
-        from ..core.papers import builtin_papers
-
-        papers = [p for p in papers if p in builtin_papers()]
-    refuse_external_publish(args, papers)
+    papers = publishable(args, papers, all_=not args.targets)
     reg = registry(papers if args.targets else None)
     cache, folder = _cache(args), results_root(args)
     fig_dir = figures_dir() if args.publish else out_root(args) / "figures"

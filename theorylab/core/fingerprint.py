@@ -82,18 +82,23 @@ def _external_roots(top: str) -> tuple[Path | None, list[Path]]:
     return first, rest
 
 
+def _find_in(roots, rest: list[str]) -> tuple[Path, bool] | None:
+    """(file, is_package) of the submodule ``rest`` (dotted parts; none: the package itself) under ``roots``."""
+    for root in roots:
+        base = root.joinpath(*rest)
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py", True
+        if rest and base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), False
+    return None
+
+
 def _locate_external(parts: list[str]) -> tuple[Path, bool] | None:
     """(file, is_package) of a module of another package (a user's paper), or None."""
     origin, roots = _external_roots(parts[0])
-    if len(parts) == 1:
-        return (origin, origin.name == "__init__.py") if origin is not None and origin.is_file() else None
-    for root in roots:
-        base = root.joinpath(*parts[1:])
-        if (base / "__init__.py").is_file():
-            return base / "__init__.py", True
-        if base.with_suffix(".py").is_file():
-            return base.with_suffix(".py"), False
-    return None
+    if len(parts) == 1 and not roots:  # a top-level single-file module
+        return (origin, False) if origin is not None and origin.is_file() else None
+    return _find_in(roots, parts[1:])
 
 
 def locate(module: str) -> tuple[Path, bool] | None:
@@ -103,15 +108,20 @@ def locate(module: str) -> tuple[Path, bool] | None:
         return _locate_external(parts) if all(p.isidentifier() for p in parts) else None
     if len(parts) == 1:
         return PKG_ROOT / "__init__.py", True
-    for root in _search_roots(parts[1]):
-        base = root.joinpath(*parts[2:]) if len(parts) > 2 else root
-        if (base / "__init__.py").is_file():
-            return base / "__init__.py", True
-        if len(parts) > 2 and base.with_suffix(".py").is_file():
-            return base.with_suffix(".py"), False
+    found = _find_in(_search_roots(parts[1]), parts[2:])
+    if found is not None:
+        return found
     if len(parts) == 2 and (PKG_ROOT / f"{parts[1]}.py").is_file():
         return PKG_ROOT / f"{parts[1]}.py", False
     return None
+
+
+def _parents(name: str, *, itself: bool = True) -> list[str]:
+    """The dotted prefixes of ``name`` whose ``__init__`` runs when it is imported (and ``name`` itself):
+    from ``theorylab.x`` down for theorylab (its own ``__init__`` is presentation), from the top for a user's."""
+    parts = name.split(".")
+    first = 2 if parts[0] == "theorylab" else 1
+    return [".".join(parts[:k]) for k in range(first, len(parts) + (1 if itself else 0))]
 
 
 def _package_of(module: str, is_pkg: bool) -> str:
@@ -172,12 +182,7 @@ def _parse_imports(source: bytes, module: str, is_pkg: bool) -> frozenset:
             found.update(a.name for a in node.names if a.name.split(".")[0] in tops)
     if any(word in source for word in (b"import_module", b"pkgutil", b"__import__")):
         found |= _package_modules(package)
-    with_parents = set()
-    for name in found:
-        parts = name.split(".")
-        first = 2 if parts[0] == "theorylab" else 1  # theorylab's __init__ is presentation; a user's runs
-        with_parents.update(".".join(parts[:k]) for k in range(first, len(parts) + 1))
-    return frozenset(with_parents)
+    return frozenset(p for name in found for p in _parents(name))
 
 
 def computing_files(module_name: str) -> dict[str, Path]:
@@ -188,8 +193,7 @@ def computing_files(module_name: str) -> dict[str, Path]:
     todo = {module_name}
     if found[1]:  # a package (e.g. validations/<paper>/): all of its files
         todo |= _package_modules(module_name)
-    parts = module_name.split(".")
-    todo.update(".".join(parts[:k]) for k in range(2 if parts[0] == "theorylab" else 1, len(parts)))
+    todo.update(_parents(module_name, itself=False))
     done: dict[str, Path] = {}
     seen: set[str] = set()
     while todo:

@@ -99,10 +99,6 @@ def known_papers() -> list[str]:
     return sorted(set(builtin_papers()) | set(external_papers()))
 
 
-def is_external(paper_id: str) -> bool:
-    return paper_id in external_papers()
-
-
 def module_of(paper_id: str) -> str:
     """The module that declares ``paper_id``'s claims."""
     ext = external_papers()
@@ -123,24 +119,24 @@ def benchmark_module_of(paper_id: str) -> str:
     return f"theorylab.benchmarks.{paper_id}"
 
 
-def import_external() -> list[str]:
-    """Import every external paper's module (and benchmark module); their ids.
+def import_external(paper_ids=None, *, benchmarks: bool = True) -> list[str]:
+    """Import the modules of the external papers ``paper_ids`` (default: all), and with ``benchmarks`` every
+    external benchmark module; the ids imported.
 
     A module that does not declare the paper its entry point names is refused.
     """
     from .checks import REGISTRY
 
-    ids = []
-    for pid, module in external_papers().items():
-        import_paper(pid, module)
-        ids.append(pid)
-    for pid, module in external_benchmarks().items():
+    ext = external_papers()
+    ids = list(ext) if paper_ids is None else list(paper_ids)
+    for pid in ids:
+        import_paper(pid, ext[pid])
+    for module in (external_benchmarks().values() if benchmarks else ()):
         importlib.import_module(module)
-    if ids:
-        missing = [pid for pid in ids if pid not in REGISTRY.papers]
-        if missing:
-            raise ValueError(f"entry point(s) {', '.join(missing)} of group {PAPERS_GROUP}: the module "
-                             f"{', '.join(external_papers()[p] for p in missing)} declares no Paper with that id")
+    missing = [pid for pid in ids if pid not in REGISTRY.papers]
+    if missing:
+        raise ValueError(f"entry point(s) {', '.join(missing)} of group {PAPERS_GROUP}: the module "
+                         f"{', '.join(ext[p] for p in missing)} declares no Paper with that id")
     return ids
 
 

@@ -35,7 +35,10 @@ def _identifier(what: str, value) -> str:
 
 
 def _notebook(paper: str, package: str) -> str:
-    """The notebook: markdown and code cells (nbformat 4), written as JSON without nbformat."""
+    """The notebook: markdown and code cells (nbformat 4), written as JSON here because nbformat (which
+    :func:`theorylab.core.notebooks.write_notebook` uses) is a test extra, not a dependency of theorylab."""
+    from ..core.notebooks import KERNELSPEC
+
     def cell(kind, text):
         c = {"cell_type": kind, "metadata": {}, "source": text.strip("\n").splitlines(keepends=True)}
         if kind == "code":
@@ -59,9 +62,7 @@ def _notebook(paper: str, package: str) -> str:
                      "    x = paper.sgd_iterates(256, 4000, sigma=sigma, seed=1)\n"
                      "    print(sigma, 256 * (x[:, -1] ** 2).mean(), sigma ** 2)"),
     ]
-    nb = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                                      "name": "python3"},
-                                       "language_info": {"name": "python"}},
+    nb = {"cells": cells, "metadata": {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
     for i, c in enumerate(nb["cells"]):
         c["id"] = f"{paper}-{i}"
